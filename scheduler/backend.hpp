@@ -1,0 +1,35 @@
+#pragma once
+// The scheduler's only window on the GPU. The real backend calls the unhooked
+// CUDA driver; the simulated device in tests/sim implements the same calls.
+#include <cstdint>
+
+namespace acs {
+
+// Opaque handles: a CUstream / CUevent for the real GPU, an index in the simulator.
+using stream_handle = std::uintptr_t;
+using event_handle = std::uintptr_t;
+
+// A backend error code; 0 is success. For the real GPU it is the CUresult or
+// cudaError_t of the call that failed, passed back to the application unchanged.
+using backend_status = int;
+
+enum class event_state : std::uint8_t { complete, pending, error };
+
+class backend {
+ public:
+  virtual ~backend() = default;
+  // A stream that does not synchronise with the legacy default stream.
+  virtual backend_status create_stream(stream_handle* out) = 0;
+  // An event without timing.
+  virtual backend_status create_event(event_handle* out) = 0;
+  virtual backend_status record_event(event_handle event, stream_handle stream) = 0;
+  virtual backend_status wait_event(stream_handle stream, event_handle event) = 0;
+  virtual event_state query_event(event_handle event) = 0;
+  // Enqueue an opaque kernel (the interposer's launch closure, or a simulated kernel).
+  virtual backend_status launch(const void* kernel, stream_handle stream) = 0;
+  // Teardown; errors are ignored (the driver may already be gone at exit).
+  virtual void destroy_stream(stream_handle stream) noexcept = 0;
+  virtual void destroy_event(event_handle event) noexcept = 0;
+};
+
+}  // namespace acs

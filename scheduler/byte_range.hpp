@@ -1,0 +1,75 @@
+#pragma once
+// Byte ranges and the access sets of one task. No CUDA headers here: the
+// scheduler is tested on a simulated device.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace acs {
+
+using address = std::uint64_t;
+inline constexpr address address_max = std::numeric_limits<address>::max();
+
+// Inclusive [first, last]: an inclusive bound lets a range end on the very last
+// byte of the address space, which a half-open end cannot represent.
+struct byte_range {
+  address first = 0;
+  address last = 0;
+
+  friend bool operator==(const byte_range&, const byte_range&) = default;
+};
+
+// Why make_range produced what it did; callers that take user input warn on it.
+enum class range_issue : std::uint8_t { none, empty, wraps };
+
+struct made_range {
+  byte_range range;
+  range_issue issue = range_issue::none;
+};
+
+// [base, base + size). Zero size is empty (touches nothing). A range that runs
+// past the top of the address space is clamped to the top: conservative.
+constexpr made_range make_range(address base, std::uint64_t size) noexcept {
+  if (size == 0) return {{}, range_issue::empty};
+  if (size - 1 > address_max - base) return {{base, address_max}, range_issue::wraps};
+  return {{base, base + (size - 1)}, range_issue::none};
+}
+
+constexpr bool overlaps(const byte_range& a, const byte_range& b) noexcept {
+  return a.first <= b.last && b.first <= a.last;
+}
+
+inline constexpr byte_range whole_address_space{0, address_max};
+
+// The smallest range covering both.
+constexpr byte_range hull(const byte_range& a, const byte_range& b) noexcept {
+  return {a.first < b.first ? a.first : b.first, a.last > b.last ? a.last : b.last};
+}
+
+// What a task reads and writes. An unknown footprint is a write of everything:
+// it then conflicts with every other task, in every direction.
+struct access_set {
+  std::vector<byte_range> reads;
+  std::vector<byte_range> writes;
+
+  static access_set everything() { return {{}, {whole_address_space}}; }
+  void read(address base, std::uint64_t size) { add(reads, base, size); }
+  void write(address base, std::uint64_t size) { add(writes, base, size); }
+  void read_write(address base, std::uint64_t size) {
+    read(base, size);
+    write(base, size);
+  }
+  bool empty() const noexcept { return reads.empty() && writes.empty(); }
+
+ private:
+  static void add(std::vector<byte_range>& to, address base, std::uint64_t size) {
+    const made_range m = make_range(base, size);
+    if (m.issue != range_issue::empty) to.push_back(m.range);
+  }
+};
+
+// Read-after-write, write-after-read or write-after-write between two tasks.
+bool conflicts(const access_set& earlier, const access_set& later) noexcept;
+
+}  // namespace acs

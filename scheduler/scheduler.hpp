@@ -1,0 +1,92 @@
+#pragma once
+// One device's scheduler: the bounded window, the dependency check, the stream
+// pool and the virtual-stream rules of DESIGN.md §1. Thread-safe.
+//
+// Virtual-stream note. The application's streams are virtual: a kernel launched
+// on S may run on a pool stream P. Three mechanisms keep S's contract:
+//  * eager join: after K is enqueued on P, an event eK is recorded on P and S
+//    waits on it at once. S therefore always contains all work issued to it,
+//    so syncs, queries, event records and barrier ops on S need no extra work;
+//  * fork: work issued on S directly (any barrier: memcpy, event wait, host
+//    function, a kernel passed through...) is followed by an event recorded on
+//    S before the next redirected kernel; kernels with no dependency in the
+//    window wait on it;
+//  * legacy coupling: pool streams are non-blocking, so when both the legacy
+//    stream and blocking streams carry work, the switch from one to the other
+//    is treated as a barrier, which reproduces the implicit synchronisation.
+// Dependencies are tracked between kernels of the same virtual stream only:
+// across streams the application orders work itself, through events, which
+// reach us as barriers.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "backend.hpp"
+#include "byte_range.hpp"
+
+namespace acs {
+
+enum class stream_kind : std::uint8_t {
+  legacy,        // the legacy default stream
+  blocking,      // created without cudaStreamNonBlocking, or the per-thread default stream
+  non_blocking,  // created with cudaStreamNonBlocking
+};
+
+// An application stream as the scheduler sees it.
+struct virtual_stream {
+  std::uintptr_t key = 0;     // unique per stream (per thread for the per-thread default stream)
+  stream_handle handle = 0;   // what join and fork events are recorded on and waited by
+  stream_kind kind = stream_kind::non_blocking;
+};
+
+struct scheduler_config {
+  unsigned window = 32;   // kernels in flight per device, 1..max_window
+  unsigned streams = 8;   // pool streams, 1..max_streams
+  static constexpr unsigned max_window = 1024;
+  static constexpr unsigned max_streams = 64;
+};
+
+struct scheduler_stats {
+  std::uint64_t kernels = 0;            // launches dispatched to the pool
+  std::uint64_t independent = 0;        // of those, with nothing in the window to wait for
+  std::uint64_t same_stream = 0;        // placed behind their producer, no event needed
+  std::uint64_t dependency_waits = 0;   // stream-wait-event calls issued for dependencies
+  std::uint64_t fork_waits = 0;         // waits on a virtual stream's last barrier
+  std::uint64_t barriers = 0;
+  std::uint64_t folds = 0;              // window entries folded into a summary while running
+  std::uint64_t launch_errors = 0;
+  std::uint64_t occupancy_sum = 0;      // window entries in flight, summed at each launch
+};
+
+class scheduler {
+ public:
+  scheduler(backend& gpu, scheduler_config config);
+  ~scheduler();
+  scheduler(const scheduler&) = delete;
+  scheduler& operator=(const scheduler&) = delete;
+
+  // Dispatches `kernel` with footprint `access` in place of a launch on `stream`.
+  // Returns the backend's status for the launch itself: what the application sees.
+  backend_status launch(const virtual_stream& stream, const access_set& access, const void* kernel);
+
+  // Call after any operation was issued directly on `stream` (rule 2). The
+  // join needs no call: the eager join keeps the stream complete.
+  void barrier(const virtual_stream& stream);
+
+  // The host saw `stream` (or the whole device) complete: entries can go.
+  void synchronized(std::uintptr_t stream_key);
+  void device_synchronized();
+
+  // The application destroyed the stream: forget it (its work stays joined).
+  void forget(std::uintptr_t stream_key);
+
+  scheduler_stats stats() const;
+  unsigned in_flight() const;
+
+ private:
+  struct state;
+  mutable std::mutex mutex_;
+  std::unique_ptr<state> state_;
+};
+
+}  // namespace acs
