@@ -1,0 +1,80 @@
+#pragma once
+// The contract between the hooks (interpose/hooks_*) and the runtime that
+// decides what to do with each call (interpose/runtime_*.cpp, src/, annotations/).
+// Hooks classify a call and call exactly one of these; they never touch the
+// scheduler directly. All functions are noexcept: nothing escapes into the host.
+#include <cuda.h>
+
+#include <cstdint>
+
+namespace acs {
+
+// How a launch entry point names the stream: `_ptsz`/`_ptds` variants (and the
+// runtime's per-thread build) read stream 0 as the per-thread default stream.
+enum class default_stream : std::uint8_t { legacy, per_thread };
+
+// Re-issues the intercepted launch, unchanged but for the stream, through the
+// real (unhooked) entry point. Returns that entry point's own status code
+// (a cudaError_t or a CUresult, as an int) for the application to see.
+struct launch_closure {
+  int (*issue)(void* context, CUstream stream) = nullptr;
+  void* context = nullptr;
+  int operator()(CUstream stream) const { return issue(context, stream); }
+};
+
+struct launch_request {
+  CUstream stream = nullptr;              // as the application passed it
+  default_stream stream_zero = default_stream::legacy;
+  CUfunction function = nullptr;          // nullptr when it could not be determined
+  void** params = nullptr;                // one pointer per kernel parameter, or nullptr
+  void** extra = nullptr;                 // cuLaunchKernel's `extra`, or nullptr
+  const char* api = "";                   // entry point name, for logs and stats
+};
+
+// A kernel launch the hooks may hand to the scheduler. Returns the status the
+// application must see. The runtime may pass it through (launch on the
+// application's own stream) for any reason; it then logs the reason once.
+int dispatch_launch(const launch_request& request, launch_closure issue) noexcept;
+
+// Why a launch (or every launch) passes straight through; counted in the stats.
+enum class pass_reason : std::uint8_t {
+  disabled,           // ACS_DISABLE=1, CUDA_LAUNCH_BLOCKING=1, or acs could not start
+  capturing,          // this stream, or a global-mode capture elsewhere
+  cooperative,        // cooperative launch
+  ordering_attribute, // programmatic dependent launch and other attributes acs must not reorder
+  foreign_context,    // a context or device acs does not manage
+  unknown_function,   // the hooks could not identify the kernel: still passed through safely
+  internal_error,     // acs's own bookkeeping failed: degrade to pass-through
+  count_
+};
+
+// The launch was issued on the application's stream as-is (for `why`). Keeps
+// the stream's contract: later redirected kernels must follow it.
+void launched_directly(CUstream stream, default_stream stream_zero, pass_reason why) noexcept;
+
+// Any other stream-ordered operation was issued on `stream` (DESIGN.md §1 rule 2).
+// Call after forwarding it. `stream` may be 0, the legacy or per-thread handle.
+void stream_barrier(CUstream stream, default_stream stream_zero) noexcept;
+
+// A synchronous operation that implies the legacy stream (cudaMemcpy, cuMemcpy...).
+inline void legacy_barrier() noexcept { stream_barrier(CU_STREAM_LEGACY, default_stream::legacy); }
+
+// The host has seen the stream (or the device) complete, after forwarding the sync.
+void stream_synchronized(CUstream stream, default_stream stream_zero) noexcept;
+void device_synchronized() noexcept;
+void stream_destroyed(CUstream stream) noexcept;
+
+// Stream capture began or ended (any thread), with the capture mode used.
+void capture_began(CUstream stream, CUstreamCaptureMode mode) noexcept;
+void capture_ended(CUstream stream) noexcept;
+// True while a capture on another thread forbids unsafe calls (query, sync) on this one.
+bool capture_forbids_unsafe_calls() noexcept;
+
+// Device memory the application obtained or released (runtime or driver, any kind).
+void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept;
+void memory_freed(CUdeviceptr base) noexcept;
+
+// Whether acs is active at all (config, environment, a GPU present).
+bool active() noexcept;
+
+}  // namespace acs
