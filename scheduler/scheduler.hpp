@@ -67,7 +67,10 @@ class scheduler {
 
   // Dispatches `kernel` with footprint `access` in place of a launch on `stream`.
   // Returns the backend's status for the launch itself: what the application sees.
-  backend_status launch(const virtual_stream& stream, const access_set& access, const void* kernel);
+  // Kernels of one virtual stream that share a non-zero `group` (an annotation
+  // scope) are one task: they always keep their order among themselves.
+  backend_status launch(const virtual_stream& stream, const access_set& access, const void* kernel,
+                        std::uint64_t group = 0);
 
   // Call after any operation was issued directly on `stream` (rule 2). The
   // join needs no call: the eager join keeps the stream complete.
