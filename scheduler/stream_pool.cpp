@@ -1,0 +1,50 @@
+#include "stream_pool.hpp"
+
+namespace acs {
+
+stream_pool::~stream_pool() {
+  for (const pool_stream& s : streams_) gpu_.destroy_stream(s.handle);
+}
+
+backend_status stream_pool::create(unsigned count) {
+  backend_status status = 0;
+  for (unsigned i = 0; i < count; ++i) {
+    stream_handle h{};
+    status = gpu_.create_stream(&h);
+    if (status != 0) break;
+    pool_stream s;
+    s.handle = h;
+    streams_.push_back(std::move(s));
+  }
+  for (pool_stream& s : streams_) s.waited.assign(streams_.size(), 0);
+  return streams_.empty() ? status : 0;
+}
+
+unsigned stream_pool::pick_least_loaded() const noexcept {
+  unsigned best = 0;
+  auto better = [](const pool_stream& a, const pool_stream& b) {
+    if (a.in_window != b.in_window) return a.in_window < b.in_window;
+    if (a.known_idle() != b.known_idle()) return a.known_idle();
+    return a.last_pick < b.last_pick;
+  };
+  for (unsigned i = 1; i < streams_.size(); ++i)
+    if (better(streams_[i], streams_[best])) best = i;
+  return best;
+}
+
+bool stream_pool::note_wait(unsigned to, unsigned from, std::uint64_t seq) noexcept {
+  if (to == from) return false;  // stream order already covers it
+  std::uint64_t& known = streams_[to].waited[from];
+  if (known >= seq || streams_[from].known_complete >= seq) return false;
+  known = seq;
+  return true;
+}
+
+void stream_pool::all_complete() noexcept {
+  for (pool_stream& s : streams_) {
+    s.known_complete = s.issued;
+    s.in_window = 0;
+  }
+}
+
+}  // namespace acs
