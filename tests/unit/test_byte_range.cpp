@@ -1,0 +1,110 @@
+#include <gtest/gtest.h>
+
+#include "byte_range.hpp"
+
+namespace acs {
+namespace {
+
+TEST(byte_range, zero_length_is_empty_and_touches_nothing) {
+  EXPECT_EQ(make_range(100, 0).issue, range_issue::empty);
+  access_set a;
+  a.write(100, 0);
+  EXPECT_TRUE(a.empty());
+  access_set b;
+  b.read_write(0, 1000);
+  EXPECT_FALSE(conflicts(a, b));
+  EXPECT_FALSE(conflicts(b, a));
+}
+
+TEST(byte_range, adjacent_ranges_do_not_overlap) {
+  EXPECT_FALSE(overlaps(make_range(0, 10).range, make_range(10, 10).range));
+  EXPECT_FALSE(overlaps(make_range(10, 10).range, make_range(0, 10).range));
+  EXPECT_TRUE(overlaps(make_range(0, 11).range, make_range(10, 10).range));
+}
+
+TEST(byte_range, overlap_nested_and_identical) {
+  EXPECT_TRUE(overlaps(make_range(0, 100).range, make_range(50, 1).range));
+  EXPECT_TRUE(overlaps(make_range(50, 1).range, make_range(0, 100).range));
+  EXPECT_TRUE(overlaps(make_range(7, 3).range, make_range(7, 3).range));
+  EXPECT_TRUE(overlaps(make_range(0, 1).range, make_range(0, 1).range));
+}
+
+TEST(byte_range, last_byte_of_the_address_space_is_representable) {
+  const made_range top = make_range(address_max, 1);
+  EXPECT_EQ(top.issue, range_issue::none);
+  EXPECT_EQ(top.range.first, address_max);
+  EXPECT_EQ(top.range.last, address_max);
+  const made_range end = make_range(address_max - 9, 10);
+  EXPECT_EQ(end.issue, range_issue::none);
+  EXPECT_EQ(end.range.last, address_max);
+  EXPECT_TRUE(overlaps(top.range, end.range));
+}
+
+TEST(byte_range, overflow_at_the_top_is_clamped_conservatively) {
+  const made_range wrap = make_range(address_max - 9, 11);
+  EXPECT_EQ(wrap.issue, range_issue::wraps);
+  EXPECT_EQ(wrap.range.first, address_max - 9);
+  EXPECT_EQ(wrap.range.last, address_max);
+  EXPECT_EQ(make_range(1, address_max).issue, range_issue::none);  // ends exactly at the top
+  const made_range huge = make_range(2, address_max);
+  EXPECT_EQ(huge.issue, range_issue::wraps);
+  EXPECT_EQ(huge.range.last, address_max);
+  // The clamped range must still conflict with anything it covers, not wrap to 0.
+  EXPECT_FALSE(overlaps(wrap.range, make_range(0, 16).range));
+  EXPECT_TRUE(overlaps(wrap.range, make_range(address_max, 1).range));
+}
+
+TEST(byte_range, whole_size_at_zero_covers_everything) {
+  const made_range all = make_range(0, address_max);
+  EXPECT_EQ(all.issue, range_issue::none);
+  EXPECT_TRUE(overlaps(all.range, make_range(address_max - 1, 1).range));
+}
+
+TEST(conflicts, read_after_write) {
+  access_set w, r;
+  w.write(0, 8);
+  r.read(4, 8);
+  EXPECT_TRUE(conflicts(w, r));
+}
+
+TEST(conflicts, write_after_read) {
+  access_set r, w;
+  r.read(0, 8);
+  w.write(7, 1);
+  EXPECT_TRUE(conflicts(r, w));
+}
+
+TEST(conflicts, write_after_write) {
+  access_set a, b;
+  a.write(0, 8);
+  b.write(0, 8);
+  EXPECT_TRUE(conflicts(a, b));
+}
+
+TEST(conflicts, read_after_read_is_free) {
+  access_set a, b;
+  a.read(0, 8);
+  b.read(0, 8);
+  EXPECT_FALSE(conflicts(a, b));
+}
+
+TEST(conflicts, disjoint_writes_are_free) {
+  access_set a, b;
+  a.write(0, 8);
+  b.write(8, 8);
+  a.read(100, 8);
+  b.read(100, 8);
+  EXPECT_FALSE(conflicts(a, b));
+}
+
+TEST(conflicts, everything_conflicts_with_any_access) {
+  access_set r;
+  r.read(123, 1);
+  EXPECT_TRUE(conflicts(access_set::everything(), r));
+  EXPECT_TRUE(conflicts(r, access_set::everything()));
+  access_set none;
+  EXPECT_FALSE(conflicts(access_set::everything(), none));
+}
+
+}  // namespace
+}  // namespace acs

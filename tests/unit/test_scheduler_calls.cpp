@@ -1,0 +1,199 @@
+// The scheduler's calls to the backend, checked one by one on a recording
+// backend. Rules are proven end to end on the simulated device (tests/sim).
+#include <gtest/gtest.h>
+
+#include "recording_backend.hpp"
+#include "scheduler.hpp"
+
+namespace acs {
+namespace {
+
+using testing::recorded_call;
+using testing::recording_backend;
+
+constexpr stream_handle app = 77;
+const virtual_stream vs{app, app, stream_kind::non_blocking};
+
+access_set rw(address base, std::uint64_t size) {
+  access_set a;
+  a.read_write(base, size);
+  return a;
+}
+access_set rd(address base, std::uint64_t size) {
+  access_set a;
+  a.read(base, size);
+  return a;
+}
+
+const void* kernel(int n) { return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(100 + n)); }
+
+// Calls issued from the n-th launch on (inclusive) to the (n+1)-th launch (exclusive)
+std::vector<recorded_call> calls_after_launch(const recording_backend& gpu, std::size_t n) {
+  std::vector<recorded_call> out;
+  std::size_t launches = 0;
+  for (const recorded_call& c : gpu.calls) {
+    if (c.what == "launch") ++launches;
+    if (launches == n + 1) out.push_back(c);
+  }
+  return out;
+}
+
+TEST(scheduler_calls, first_launch_forks_from_the_application_stream) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  // record fork on app, pool waits on fork, launch on pool, record done on pool, app waits done.
+  ASSERT_GE(gpu.calls.size(), 5u);
+  EXPECT_EQ(gpu.calls[0].what, "record");
+  EXPECT_EQ(gpu.calls[0].b, app);
+  EXPECT_EQ(gpu.calls[1].what, "wait");
+  EXPECT_EQ(gpu.calls[1].b, gpu.calls[0].a);
+  EXPECT_EQ(gpu.calls[2].what, "launch");
+  EXPECT_EQ(gpu.calls[2].b, gpu.calls[1].a);
+  EXPECT_NE(gpu.calls[2].b, app);
+  EXPECT_EQ(gpu.calls[3].what, "record");
+  EXPECT_EQ(gpu.calls[3].b, gpu.calls[2].b);
+  EXPECT_EQ(gpu.calls[4].what, "wait");
+  EXPECT_EQ(gpu.calls[4].a, app);  // eager join
+  EXPECT_EQ(gpu.calls[4].b, gpu.calls[3].a);
+}
+
+TEST(scheduler_calls, independent_kernels_spread_over_the_pool) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(s.launch(vs, rw(static_cast<address>(i) * 100, 10), kernel(i)), 0);
+  std::vector<stream_handle> used;
+  for (std::size_t i = 0; i < 4; ++i) used.push_back(gpu.launch_stream(i));
+  std::sort(used.begin(), used.end());
+  EXPECT_EQ(std::unique(used.begin(), used.end()), used.end()) << "independent kernels shared a stream";
+  EXPECT_EQ(s.stats().independent, 4u);
+  EXPECT_EQ(s.stats().dependency_waits, 0u);
+}
+
+TEST(scheduler_calls, a_consumer_follows_its_producer_on_the_same_stream_without_an_event) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  ASSERT_EQ(s.launch(vs, rd(5, 1), kernel(1)), 0);
+  EXPECT_EQ(gpu.launch_stream(1), gpu.launch_stream(0));
+  EXPECT_EQ(s.stats().dependency_waits, 0u);
+  EXPECT_EQ(s.stats().same_stream, 1u);
+}
+
+TEST(scheduler_calls, a_consumer_of_a_non_tail_producer_waits_on_its_event) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 2});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);     // A on stream x
+  ASSERT_EQ(s.launch(vs, rw(100, 10), kernel(1)), 0);   // B on stream y
+  ASSERT_EQ(s.launch(vs, rw(200, 10), kernel(2)), 0);   // C on x, after A: A not a tail any more
+  ASSERT_EQ(gpu.launch_stream(2), gpu.launch_stream(0));
+  ASSERT_EQ(s.launch(vs, rd(0, 10), kernel(3)), 0);     // D reads A's output
+  // A is not the tail of x; D must wait on A's event unless D lands on x behind C.
+  const auto calls = calls_after_launch(gpu, 2);
+  const stream_handle d_stream = gpu.launch_stream(3);
+  if (d_stream != gpu.launch_stream(0)) {
+    bool waited = false;
+    for (const recorded_call& c : gpu.calls)
+      if (c.what == "wait" && c.a == d_stream && c.b != 0) waited = true;
+    EXPECT_TRUE(waited);
+    EXPECT_EQ(s.stats().dependency_waits, 1u);
+  }
+  (void)calls;
+}
+
+TEST(scheduler_calls, a_barrier_makes_the_next_kernel_fork_again) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  const std::size_t records_before = gpu.count("record");
+  s.barrier(vs);
+  ASSERT_EQ(s.launch(vs, rw(1000, 10), kernel(1)), 0);
+  // One record for the new fork on the app stream, one for the kernel.
+  EXPECT_EQ(gpu.count("record"), records_before + 2);
+  const auto calls = calls_after_launch(gpu, 0);
+  bool fork_on_app = false;
+  for (std::size_t i = 0; i < gpu.calls.size(); ++i)
+    if (i > records_before && gpu.calls[i].what == "record" && gpu.calls[i].b == app) fork_on_app = true;
+  EXPECT_TRUE(fork_on_app);
+  EXPECT_EQ(s.in_flight(), 1u);  // the barrier covered the first kernel
+  (void)calls;
+}
+
+TEST(scheduler_calls, a_failed_launch_returns_its_error_and_is_not_joined) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  gpu.fail_launch = 9;
+  EXPECT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 9);
+  EXPECT_EQ(s.in_flight(), 0u);
+  EXPECT_EQ(s.stats().launch_errors, 1u);
+  EXPECT_EQ(gpu.calls.back().what, "launch");
+}
+
+TEST(scheduler_calls, a_full_window_folds_and_keeps_the_dependency) {
+  recording_backend gpu;
+  scheduler s(gpu, {2, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);     // A
+  ASSERT_EQ(s.launch(vs, rw(100, 10), kernel(1)), 0);   // B
+  ASSERT_EQ(s.launch(vs, rw(200, 10), kernel(2)), 0);   // C: window full, A folded
+  ASSERT_EQ(s.launch(vs, rw(300, 10), kernel(3)), 0);   // D: B folded
+  EXPECT_EQ(s.stats().folds, 2u);
+  EXPECT_EQ(gpu.count("query"), 0u);  // folding needs no query
+  // E reads A's range: A is folded; E must still come after A.
+  ASSERT_EQ(s.launch(vs, rd(0, 10), kernel(4)), 0);
+  const stream_handle a_stream = gpu.launch_stream(0);
+  const stream_handle e_stream = gpu.launch_stream(4);
+  if (e_stream != a_stream) {
+    bool waited = false;
+    for (const recorded_call& c : gpu.calls)
+      if (c.what == "wait" && c.a == e_stream) waited = true;
+    EXPECT_TRUE(waited) << "a folded producer was lost";
+  }
+  EXPECT_EQ(s.stats().independent, 4u);
+}
+
+TEST(scheduler_calls, legacy_work_after_blocking_work_forks_again) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  const virtual_stream blocking{10, 10, stream_kind::blocking};
+  const virtual_stream legacy{1, 1, stream_kind::legacy};
+  const virtual_stream free_stream{20, 20, stream_kind::non_blocking};
+  ASSERT_EQ(s.launch(legacy, rw(0, 10), kernel(0)), 0);
+  const std::size_t before = gpu.count("record");
+  ASSERT_EQ(s.launch(free_stream, rw(100, 10), kernel(1)), 0);  // forks itself once, no coupling
+  ASSERT_EQ(s.launch(legacy, rw(200, 10), kernel(2)), 0);
+  EXPECT_EQ(gpu.count("record"), before + 2 /* fork of free_stream + its kernel */ + 1 /* kernel */);
+  ASSERT_EQ(s.launch(blocking, rw(300, 10), kernel(3)), 0);     // first sight: fork
+  const std::size_t after_blocking = gpu.count("record");
+  ASSERT_EQ(s.launch(legacy, rw(400, 10), kernel(4)), 0);       // must fork again on legacy
+  bool legacy_fork = false;
+  for (std::size_t i = 0; i < gpu.calls.size(); ++i)
+    if (gpu.calls[i].what == "record" && gpu.calls[i].b == legacy.handle) legacy_fork = true;
+  EXPECT_TRUE(legacy_fork);
+  EXPECT_EQ(gpu.count("record"), after_blocking + 2);
+}
+
+TEST(scheduler_calls, scope_groups_stay_in_order_even_when_read_only) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  ASSERT_EQ(s.launch(vs, rd(0, 10), kernel(0), 5), 0);
+  ASSERT_EQ(s.launch(vs, rd(0, 10), kernel(1), 5), 0);
+  EXPECT_EQ(gpu.launch_stream(1), gpu.launch_stream(0));
+  ASSERT_EQ(s.launch(vs, rd(0, 10), kernel(2), 0), 0);
+  EXPECT_NE(gpu.launch_stream(2), gpu.launch_stream(0));
+}
+
+TEST(scheduler_calls, host_sync_empties_the_window) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  ASSERT_EQ(s.launch(vs, rw(100, 10), kernel(1)), 0);
+  EXPECT_EQ(s.in_flight(), 2u);
+  s.synchronized(vs.key);
+  EXPECT_EQ(s.in_flight(), 0u);
+  ASSERT_EQ(s.launch(vs, rw(200, 10), kernel(2)), 0);
+  s.device_synchronized();
+  EXPECT_EQ(s.in_flight(), 0u);
+}
+
+}  // namespace
+}  // namespace acs
