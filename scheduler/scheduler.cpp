@@ -51,7 +51,6 @@ struct scheduler::state {
   // Counters of work issued on the legacy stream and on blocking streams.
   std::uint64_t legacy_epoch = 0;
   std::uint64_t blocking_epoch = 0;
-  std::uint64_t folds_since_query = 0;
   scheduler_stats stats;
   // Scratch, reused across launches so that steady state does not allocate.
   std::vector<slot_id> dep_slots;
@@ -172,20 +171,31 @@ struct scheduler::state {
   }
 
   // Makes room in a full window. The oldest entry may still be running: it is
-  // either known complete, or folded into its stream's summary. Never lost.
+  // either seen complete, or folded into its stream's summary. Never lost.
+  // Folding a quarter of the window at a time keeps queries to one per
+  // quarter-window of launches while the GPU is behind.
   void make_room() {
-    const slot_id s = win.oldest();
-    window_entry& e = win[s];
-    pool_stream& ps = pool[e.stream];
-    if (ps.known_complete >= e.seq) {
+    const window_entry& oldest = win[win.oldest()];
+    pool_stream& ps = pool[oldest.stream];
+    if (ps.known_complete < oldest.seq && gpu.query_event(oldest.event) != event_state::pending)
+      ps.known_complete = oldest.seq;  // an error also means nothing more will run
+    if (ps.known_complete >= oldest.seq) {
+      const slot_id s = win.oldest();
       drop_entry(s);
       win.remove(s);
       return;
     }
+    const unsigned batch = std::max(1u, win.capacity() / 4);
+    for (unsigned i = 0; i < batch && !win.empty(); ++i) fold_oldest();
+  }
+
+  void fold_oldest() {
+    const slot_id s = win.oldest();
+    const window_entry& e = win[s];
     vstream_state& vs = vstreams[e.vstream];
     ++stats.folds;
     if (const event_handle unneeded = vs.newer.fold(e); unneeded != 0) events.release(unneeded);
-    ps.in_window--;
+    pool[e.stream].in_window--;
     win.remove(s);
     if (++vs.folds_into_newer >= win.capacity()) age_summaries(vs);
   }

@@ -13,6 +13,10 @@ namespace acs {
 using slot_id = std::uint32_t;
 
 struct window_entry {
+  bool live = false;
+  std::uint32_t generation = 0;  // tells this entry's ranges in the flat index from a former occupant's
+  std::size_t read_pos = 0;      // where its ranges start in the flat index
+  std::size_t write_pos = 0;
   std::uintptr_t vstream = 0;
   std::uint64_t group = 0;      // non-zero: an annotation scope, always ordered within
   unsigned stream = 0;          // pool stream index
@@ -21,8 +25,6 @@ struct window_entry {
   std::uint64_t age = 0;        // issue order
   std::vector<byte_range> reads;
   std::vector<byte_range> writes;
-  byte_range read_hull{address_max, 0};   // empty hull: first > last
-  byte_range write_hull{address_max, 0};
 };
 
 class window {
@@ -58,27 +60,49 @@ class window {
     for (std::size_t i = 0; i < order_.size(); ++i) {
       const slot_id s = order_[i];
       if (f(s)) {
-        free_.push_back(s);
+        forget(s);
       } else {
         order_[kept++] = s;
       }
     }
     order_.resize(kept);
+    compact_if_stale();
   }
 
  private:
+  // Every live range, in flat arrays for the vectorised scan, in issue order.
+  // Removing the oldest entry advances `begin`; other removals are lazy: a
+  // range whose slot generation is stale is skipped, and the arrays are
+  // rebuilt once stale ranges pile up.
+  struct flat_ranges {
+    std::vector<address> first;
+    std::vector<address> last;
+    std::vector<std::uint64_t> owner;  // slot << 32 | generation
+    std::size_t begin = 0;
+    void clear() noexcept;
+    void add(const byte_range& r, slot_id s, std::uint32_t g);
+    std::size_t size() const noexcept { return first.size() - begin; }
+  };
+
+  // Marks in `hits_` the ranges of `index` overlapping any of `queries`;
+  // returns whether any did.
+  bool scan(const flat_ranges& index, const std::vector<byte_range>& queries) const;
+  void collect(const flat_ranges& index, std::uintptr_t vstream) const;
+  void compact_if_stale();
+  void index(slot_id s);
+  void forget(slot_id s);
+
   unsigned capacity_;
+  flat_ranges reads_;
+  flat_ranges writes_;
+  std::size_t live_ranges_ = 0;
+  mutable std::vector<std::uint64_t> hits_;
+  mutable std::vector<byte_range> queries_;
+  mutable std::vector<std::uint64_t> marked_;  // bitset over slots
   std::uint64_t next_age_ = 0;
   std::vector<window_entry> entries_;
   std::vector<slot_id> order_;  // live slots, oldest first
   std::vector<slot_id> free_;
 };
-
-// Whether a task with footprint (reads, writes, hulls) must follow `entry`.
-bool depends_on(const window_entry& entry, const access_set& access, const byte_range& read_hull,
-                const byte_range& write_hull) noexcept;
-
-// The hull of a set of ranges; {address_max, 0} (first > last) when empty.
-byte_range hull_of(const std::vector<byte_range>& ranges) noexcept;
 
 }  // namespace acs

@@ -137,7 +137,7 @@ TEST(scheduler_calls, a_full_window_folds_and_keeps_the_dependency) {
   ASSERT_EQ(s.launch(vs, rw(200, 10), kernel(2)), 0);   // C: window full, A folded
   ASSERT_EQ(s.launch(vs, rw(300, 10), kernel(3)), 0);   // D: B folded
   EXPECT_EQ(s.stats().folds, 2u);
-  EXPECT_EQ(gpu.count("query"), 0u);  // folding needs no query
+  EXPECT_EQ(gpu.count("query"), 2u);  // the oldest is asked once before it is folded
   // E reads A's range: A is folded; E must still come after A.
   ASSERT_EQ(s.launch(vs, rd(0, 10), kernel(4)), 0);
   const stream_handle a_stream = gpu.launch_stream(0);
@@ -180,6 +180,26 @@ TEST(scheduler_calls, scope_groups_stay_in_order_even_when_read_only) {
   EXPECT_EQ(gpu.launch_stream(1), gpu.launch_stream(0));
   ASSERT_EQ(s.launch(vs, rd(0, 10), kernel(2), 0), 0);
   EXPECT_NE(gpu.launch_stream(2), gpu.launch_stream(0));
+}
+
+TEST(scheduler_calls, a_full_window_retires_the_oldest_once_it_is_complete) {
+  recording_backend gpu;
+  scheduler s(gpu, {2, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  ASSERT_EQ(s.launch(vs, rw(100, 10), kernel(1)), 0);
+  // The event recorded after kernel 0 is the second record (the first is the fork).
+  std::vector<event_handle> records;
+  for (const recorded_call& c : gpu.calls)
+    if (c.what == "record") records.push_back(c.a);
+  ASSERT_EQ(records.size(), 3u);
+  gpu.complete.push_back(records[1]);
+  ASSERT_EQ(s.launch(vs, rw(200, 10), kernel(2)), 0);
+  EXPECT_EQ(s.stats().folds, 0u);
+  EXPECT_EQ(s.in_flight(), 2u);
+  // Kernel 0 retired: reading its output now needs no wait at all.
+  const std::uint64_t waits = s.stats().dependency_waits;
+  ASSERT_EQ(s.launch(vs, rd(0, 10), kernel(3)), 0);
+  EXPECT_EQ(s.stats().dependency_waits, waits);
 }
 
 TEST(scheduler_calls, host_sync_empties_the_window) {
