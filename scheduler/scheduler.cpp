@@ -52,10 +52,13 @@ struct scheduler::state {
   std::uint64_t legacy_epoch = 0;
   std::uint64_t blocking_epoch = 0;
   scheduler_stats stats;
+  dispatch_observer* observer = nullptr;
+  std::uint64_t next_launch_id = 0;
   // Scratch, reused across launches so that steady state does not allocate.
   std::vector<slot_id> dep_slots;
   std::vector<dependency> deps;
   std::vector<event_handle> released;
+  std::vector<std::uint64_t> waited_ids;
 
   state(backend& g, scheduler_config c)
       : gpu(g), config(c), pool(g), events(g), win(std::clamp(c.window, 1u, scheduler_config::max_window)) {
@@ -234,7 +237,10 @@ struct scheduler::state {
     const unsigned p = choose_stream();
     if (wait_dependencies(p, vs) != 0) return launch_in_place(s, vs, kernel);
 
+    const std::uint64_t launch_id = ++next_launch_id;
+    if (observer != nullptr) observer->before_launch(launch_id);
     const backend_status status = gpu.launch(kernel, pool[p].handle);
+    if (observer != nullptr) observer->after_launch(launch_id, status);
     if (status != 0) {
       ++stats.launch_errors;
       return status;
@@ -255,11 +261,17 @@ struct scheduler::state {
       vs.fork_dirty = true;
       return status;
     }
+    if (observer != nullptr) {
+      waited_ids.clear();
+      for (slot_id d : dep_slots) waited_ids.push_back(win[d].launch_id);
+    }
     if (win.full()) make_room();
-    win.insert(s.key, group, access, p, seq, done);
+    win.insert(s.key, group, access, p, seq, done, launch_id);
     ps.in_window++;
     bump_epoch(s.kind);
     stats.occupancy_sum += win.size();
+    if (observer != nullptr)
+      observer->dispatched({launch_id, s.key, p, ps.handle, waited_ids.data(), waited_ids.size(), win.size()});
     return status;
   }
 
@@ -331,6 +343,11 @@ void scheduler::forget(std::uintptr_t stream_key) {
   st.drop_stream_entries(stream_key, it->second);
   if (it->second.fork_event != 0) st.events.release(it->second.fork_event);
   st.vstreams.erase(it);
+}
+
+void scheduler::set_observer(dispatch_observer* observer) {
+  std::lock_guard lock(mutex_);
+  state_->observer = observer;
 }
 
 scheduler_stats scheduler::stats() const {

@@ -17,6 +17,7 @@
 // Dependencies are tracked between kernels of the same virtual stream only:
 // across streams the application orders work itself, through events, which
 // reach us as barriers.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -58,6 +59,28 @@ struct scheduler_stats {
   std::uint64_t occupancy_sum = 0;      // window entries in flight, summed at each launch
 };
 
+// What a tracer learns of each dispatched kernel (see set_observer).
+struct dispatch_record {
+  std::uint64_t launch_id = 0;          // increasing per scheduler, from 1
+  std::uintptr_t vstream = 0;           // the application stream's key
+  unsigned pool_stream = 0;             // index in the pool
+  stream_handle pool_handle = 0;
+  const std::uint64_t* waited_for = nullptr;  // launch ids of the window entries it depends on
+  std::size_t waited_count = 0;
+  unsigned window_size = 0;             // entries in flight after it entered
+};
+
+// Optional observer, called under the scheduler's lock: `before_launch` and
+// `after_launch` bracket the enqueue of every pool launch (a tracer tags the
+// launch between them), `dispatched` follows a successful one. Must be cheap
+// and must not call back into the scheduler.
+struct dispatch_observer {
+  virtual ~dispatch_observer() = default;
+  virtual void before_launch(std::uint64_t launch_id) noexcept = 0;
+  virtual void after_launch(std::uint64_t launch_id, backend_status status) noexcept = 0;
+  virtual void dispatched(const dispatch_record& record) noexcept = 0;
+};
+
 class scheduler {
  public:
   scheduler(backend& gpu, scheduler_config config);
@@ -82,6 +105,9 @@ class scheduler {
 
   // The application destroyed the stream: forget it (its work stays joined).
   void forget(std::uintptr_t stream_key);
+
+  // Not owned; nullptr removes it. Costs nothing when unset.
+  void set_observer(dispatch_observer* observer);
 
   scheduler_stats stats() const;
   unsigned in_flight() const;

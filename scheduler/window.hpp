@@ -23,6 +23,7 @@ struct window_entry {
   std::uint64_t seq = 0;        // its sequence number on that pool stream
   event_handle event = 0;       // recorded after it on the pool stream
   std::uint64_t age = 0;        // issue order
+  std::uint64_t launch_id = 0;  // for observers
   std::vector<byte_range> reads;
   std::vector<byte_range> writes;
 };
@@ -43,7 +44,7 @@ class window {
 
   // Adds an entry; the window must not be full.
   slot_id insert(std::uintptr_t vstream, std::uint64_t group, const access_set& access,
-                 unsigned stream, std::uint64_t seq, event_handle event);
+                 unsigned stream, std::uint64_t seq, event_handle event, std::uint64_t launch_id = 0);
 
   window_entry& operator[](slot_id s) noexcept { return entries_[s]; }
   const window_entry& operator[](slot_id s) const noexcept { return entries_[s]; }
