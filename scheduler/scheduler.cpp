@@ -73,7 +73,17 @@ struct scheduler::state {
     return start_status == 0;
   }
 
-  vstream_state& vstream(const virtual_stream& s) { return vstreams[s.key]; }
+  // Most launches hit the stream of the previous one: remember it. Node-based
+  // map, so the pointer stays valid until that stream is forgotten.
+  std::uintptr_t last_key = 0;
+  vstream_state* last_state = nullptr;
+  vstream_state& vstream(const virtual_stream& s) {
+    if (last_state == nullptr || last_key != s.key) {
+      last_state = &vstreams[s.key];
+      last_key = s.key;
+    }
+    return *last_state;
+  }
 
   void release_all(std::vector<event_handle>& evs) {
     for (event_handle e : evs)
@@ -342,6 +352,7 @@ void scheduler::forget(std::uintptr_t stream_key) {
   if (it == st.vstreams.end()) return;
   st.drop_stream_entries(stream_key, it->second);
   if (it->second.fork_event != 0) st.events.release(it->second.fork_event);
+  if (st.last_state == &it->second) st.last_state = nullptr;
   st.vstreams.erase(it);
 }
 

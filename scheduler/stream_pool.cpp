@@ -21,14 +21,21 @@ backend_status stream_pool::create(unsigned count) {
 }
 
 unsigned stream_pool::pick_least_loaded() const noexcept {
-  unsigned best = 0;
-  auto better = [](const pool_stream& a, const pool_stream& b) {
-    if (a.in_window != b.in_window) return a.in_window < b.in_window;
-    if (a.known_idle() != b.known_idle()) return a.known_idle();
-    return a.last_pick < b.last_pick;
+  // One ordered key per stream: fewest in the window, then known idle, then
+  // least recently chosen. A branch-free minimum over a few dozen streams.
+  auto key = [](const pool_stream& s) {
+    const std::uint64_t busy = s.known_idle() ? 0 : 1;
+    return (std::uint64_t{s.in_window} << 48) | (busy << 47) | (s.last_pick & ((std::uint64_t{1} << 47) - 1));
   };
-  for (unsigned i = 1; i < streams_.size(); ++i)
-    if (better(streams_[i], streams_[best])) best = i;
+  unsigned best = 0;
+  std::uint64_t best_key = key(streams_[0]);
+  for (unsigned i = 1; i < streams_.size(); ++i) {
+    const std::uint64_t k = key(streams_[i]);
+    if (k < best_key) {
+      best = i;
+      best_key = k;
+    }
+  }
   return best;
 }
 

@@ -12,6 +12,7 @@ namespace acs {
 
 struct pool_stream {
   stream_handle handle = 0;
+  // Hot fields first: the stream choice reads these for every stream.
   std::uint64_t issued = 0;          // sequence number of the last kernel given to it
   std::uint64_t known_complete = 0;  // highest sequence number seen complete
   unsigned in_window = 0;            // its kernels still in the window

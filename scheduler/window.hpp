@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "address_buckets.hpp"
 #include "backend.hpp"
 #include "byte_range.hpp"
 
@@ -13,17 +14,13 @@ namespace acs {
 using slot_id = std::uint32_t;
 
 struct window_entry {
-  bool live = false;
-  std::uint32_t generation = 0;  // tells this entry's ranges in the flat index from a former occupant's
-  std::size_t read_pos = 0;      // where its ranges start in the flat index
-  std::size_t write_pos = 0;
   std::uintptr_t vstream = 0;
   std::uint64_t group = 0;      // non-zero: an annotation scope, always ordered within
   unsigned stream = 0;          // pool stream index
   std::uint64_t seq = 0;        // its sequence number on that pool stream
   event_handle event = 0;       // recorded after it on the pool stream
-  std::uint64_t age = 0;        // issue order
   std::uint64_t launch_id = 0;  // for observers
+  std::uint64_t age = 0;        // issue order
   std::vector<byte_range> reads;
   std::vector<byte_range> writes;
 };
@@ -67,43 +64,19 @@ class window {
       }
     }
     order_.resize(kept);
-    compact_if_stale();
   }
 
  private:
-  // Every live range, in flat arrays for the vectorised scan, in issue order.
-  // Removing the oldest entry advances `begin`; other removals are lazy: a
-  // range whose slot generation is stale is skipped, and the arrays are
-  // rebuilt once stale ranges pile up.
-  struct flat_ranges {
-    std::vector<address> first;
-    std::vector<address> last;
-    std::vector<std::uint64_t> owner;  // slot << 32 | generation
-    std::size_t begin = 0;
-    void clear() noexcept;
-    void add(const byte_range& r, slot_id s, std::uint32_t g);
-    std::size_t size() const noexcept { return first.size() - begin; }
-  };
-
-  // Marks in `hits_` the ranges of `index` overlapping any of `queries`;
-  // returns whether any did.
-  bool scan(const flat_ranges& index, const std::vector<byte_range>& queries) const;
-  void collect(const flat_ranges& index, std::uintptr_t vstream) const;
-  void compact_if_stale();
-  void index(slot_id s);
   void forget(slot_id s);
 
   unsigned capacity_;
-  flat_ranges reads_;
-  flat_ranges writes_;
-  std::size_t live_ranges_ = 0;
-  mutable std::vector<std::uint64_t> hits_;
-  mutable std::vector<byte_range> queries_;
-  mutable std::vector<std::uint64_t> marked_;  // bitset over slots
   std::uint64_t next_age_ = 0;
   std::vector<window_entry> entries_;
   std::vector<slot_id> order_;  // live slots, oldest first
   std::vector<slot_id> free_;
+  address_buckets read_index_;
+  address_buckets write_index_;
+  mutable std::vector<std::uint64_t> candidates_;  // bitset over slots
 };
 
 }  // namespace acs
