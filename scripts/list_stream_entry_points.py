@@ -12,7 +12,8 @@ stream, internal versioned names), either
 Output, one per line: `<api> <name> <category>`, api being driver or runtime.
 interpose/hooks_table.inc must list every one of them (tests/preload checks it).
 
-Usage: list_stream_entry_points.py [--cuda-root /usr/local/cuda] [--cxx c++]
+Usage: list_stream_entry_points.py [--cuda-root /usr/local/cuda] [--include-dir DIR]
+         [--driver-library stubs/libcuda.so] [--runtime-library libcudart.so] [--cxx c++]
 """
 import argparse
 import os
@@ -87,19 +88,24 @@ def collect(cxx, include_dir, header, modes, exported, extra_text=""):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cuda-root", default=os.environ.get("CUDA_HOME", "/usr/local/cuda"))
+    parser.add_argument("--include-dir", help="default: <cuda-root>/include")
+    parser.add_argument("--driver-library", help="default: the toolkit's stubs/libcuda.so")
+    parser.add_argument("--runtime-library", help="default: the toolkit's libcudart.so")
     parser.add_argument("--cxx", default=os.environ.get("CXX", "c++"))
     args = parser.parse_args()
-    include_dir = os.path.join(args.cuda_root, "include")
+    include_dir = args.include_dir or os.path.join(args.cuda_root, "include")
+    driver_library = args.driver_library or find_library(args.cuda_root, ["stubs/libcuda.so"])
+    runtime_library = args.runtime_library or find_library(args.cuda_root, ["libcudart.so"])
 
     driver = collect(args.cxx, include_dir, "cuda.h",
                      [[], ["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"], ["-D__CUDA_API_VERSION_INTERNAL"]],
-                     exports(find_library(args.cuda_root, ["stubs/libcuda.so"])))
+                     exports(driver_library))
     # __cudaLaunchKernel & co. are declared for nvcc only (__CUDACC__): read them as text.
     with open(os.path.join(include_dir, "crt", "device_functions.h")) as f:
         launch_text = f.read()
     runtime = collect(args.cxx, include_dir, "cuda_runtime_api.h",
                       [[], ["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"]],
-                      exports(find_library(args.cuda_root, ["libcudart.so"])), launch_text)
+                      exports(runtime_library), launch_text)
     for api, table in (("driver", driver), ("runtime", runtime)):
         for name in sorted(table):
             print(api, name, table[name])

@@ -1,0 +1,263 @@
+// Driver hooks: one exported wrapper per ACS_DRIVER_HOOKS line, the launch handlers, and the
+// real-pointer -> wrapper map behind the dlsym and cuGetProcAddress hooks.
+//
+// Statically linked cudart (nvcc's default), and the copies inside cuBLAS, cuDNN, NCCL..., reach
+// the driver only through dlopen("libcuda.so.1") + dlsym + cuGetProcAddress; Triton and CuPy
+// dlsym cuLaunchKernelEx themselves. Those pointers are all swapped here for wrappers of the
+// exact variant the caller obtained (cuGetProcAddress is called with the caller's own symbol,
+// version and flags; the pointer it returns is looked up among the real pointers of every
+// variant, resolved once by exact symbol). No suffix is ever derived from a name.
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "hooks_export.hpp"
+#include "hooks_generic.hpp"
+#include "hooks_launch.hpp"
+#include "hooks_lookup.hpp"
+#include "real_driver_hooked.hpp"
+
+namespace acs::hooks {
+
+using real::driver_id;
+using real::driver_hook_count;
+
+namespace {
+
+constexpr std::size_t index(driver_id id) noexcept { return static_cast<std::size_t>(id); }
+
+// Calls per hook, counted only while debug logging is on, and printed at exit.
+constinit std::atomic<std::uint64_t> nested_counts[driver_hook_count] = {};
+constinit std::atomic<std::uint64_t> call_counts[driver_hook_count] = {};
+constinit std::atomic<bool> summary_registered{false};
+void print_summary() noexcept;
+
+void count_call(driver_id id, bool nested) noexcept {
+  if (!log_enabled(log_level::debug)) return;
+  (nested ? nested_counts : call_counts)[index(id)].fetch_add(1, std::memory_order_relaxed);
+  if (!summary_registered.exchange(true, std::memory_order_relaxed)) std::atexit(print_summary);
+}
+
+}  // namespace
+
+template <>
+struct special<hook_api::driver> {
+  // cuLaunchKernel, cuLaunchKernel_ptsz
+  template <class Entry>
+  static CUresult call(decltype(&::cuLaunchKernel) real, CUfunction f, unsigned gx, unsigned gy,
+                       unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                       CUstream stream, void** params, void** extra) noexcept {
+    struct arguments {
+      decltype(&::cuLaunchKernel) real;
+      CUfunction f;
+      unsigned gx, gy, gz, bx, by, bz, shared;
+      void** params;
+      void** extra;
+    } args{real, f, gx, gy, gz, bx, by, bz, shared, params, extra};
+    const launch_closure issue{[](void* context, CUstream on) noexcept -> int {
+                                 const auto& a = *static_cast<const arguments*>(context);
+                                 return a.real(a.f, a.gx, a.gy, a.gz, a.bx, a.by, a.bz, a.shared, on,
+                                               a.params, a.extra);
+                               },
+                               &args};
+    const launch_request request{stream, Entry::zero, f, params, extra, Entry::name};
+    return static_cast<CUresult>(dispatch(request, issue));
+  }
+
+  // cuLaunchKernelEx, cuLaunchKernelEx_ptsz: the stream is in the config.
+  template <class Entry>
+  static CUresult call(decltype(&::cuLaunchKernelEx) real, const CUlaunchConfig* config, CUfunction f,
+                       void** params, void** extra) noexcept {
+    if (config == nullptr) return real(config, f, params, extra);  // the driver reports the error
+    if (const auto why = ordering_of(config->attrs, config->numAttrs)) {
+      const CUresult result = real(config, f, params, extra);
+      launched_as_is(Entry::name, config->hStream, Entry::zero, *why);
+      return result;
+    }
+    struct arguments {
+      decltype(&::cuLaunchKernelEx) real;
+      const CUlaunchConfig* config;
+      CUfunction f;
+      void** params;
+      void** extra;
+    } args{real, config, f, params, extra};
+    const launch_closure issue{[](void* context, CUstream on) noexcept -> int {
+                                 const auto& a = *static_cast<const arguments*>(context);
+                                 CUlaunchConfig moved = *a.config;  // attributes shared, unchanged
+                                 moved.hStream = on;
+                                 return a.real(&moved, a.f, a.params, a.extra);
+                               },
+                               &args};
+    const launch_request request{config->hStream, Entry::zero, f, params, extra, Entry::name};
+    return static_cast<CUresult>(dispatch(request, issue));
+  }
+
+  // cuLaunchCooperativeKernelMultiDevice: one launch per device, each on its own stream.
+  template <class Entry>
+  static CUresult call(decltype(&::cuLaunchCooperativeKernelMultiDevice) real, CUDA_LAUNCH_PARAMS* list,
+                       unsigned count, unsigned flags) noexcept {
+    const CUresult result = real(list, count, flags);
+    for (unsigned i = 0; list != nullptr && i < count; ++i) {
+      launched_as_is(Entry::name, list[i].hStream, Entry::zero, pass_reason::cooperative);
+    }
+    return result;
+  }
+
+  // cuGraphInstantiateWithParams: uploads into hUploadStream when asked to (the field is not
+  // meaningful otherwise, so it is not touched then).
+  template <class Entry>
+  static CUresult call(decltype(&::cuGraphInstantiateWithParams) real, CUgraphExec* exec, CUgraph graph,
+                       CUDA_GRAPH_INSTANTIATE_PARAMS* params) noexcept {
+    const CUresult result = real(exec, graph, params);
+    if (params != nullptr && (params->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD) != 0) {
+      stream_barrier(params->hUploadStream, Entry::zero);
+    }
+    return result;
+  }
+};
+
+namespace {
+
+// One Entry type per table line (hooks_generic.hpp says what it provides).
+#define ACS_DRIVER_ENTRY(symbol, kind_)                                                      \
+  ACS_HOOKS_ASSERT_NOT_RENAMED(symbol, #symbol);                                             \
+  struct entry_##symbol {                                                                    \
+    static constexpr const char* name = #symbol;                                             \
+    static constexpr hook_api api = hook_api::driver;                                        \
+    static constexpr hook_kind kind = hook_kind::kind_;                                      \
+    static constexpr default_stream zero =                                                   \
+        per_thread_variant(#symbol) ? default_stream::per_thread : default_stream::legacy;  \
+    static decltype(&::symbol) real() noexcept {                                             \
+      const real::driver_state* state = real::driver_state_now();                           \
+      return state != nullptr ? state->reals.symbol : nullptr;                               \
+    }                                                                                        \
+    static void count(bool nested) noexcept { count_call(driver_id::symbol, nested); }                          \
+  };
+ACS_DRIVER_HOOKS(ACS_DRIVER_ENTRY)
+#undef ACS_DRIVER_ENTRY
+
+#define ACS_DRIVER_EXPORT(symbol, kind) \
+  ACS_HOOKED_##kind(ACS_HOOKS_EXPORT(symbol, &hook<entry_##symbol>::call))
+ACS_DRIVER_HOOKS(ACS_DRIVER_EXPORT)
+#undef ACS_DRIVER_EXPORT
+
+struct hooked_symbol {
+  const char* name;
+  driver_id id;
+  void* wrapper;
+};
+
+// The hooked lines only, with their wrappers. Function-local: built on first use, after which
+// it is read-only. (Its initialiser only takes function addresses: it cannot call a hook.)
+const hooked_symbol* hooked_begin(std::size_t* count) noexcept {
+#define ACS_DRIVER_ROW_VALUES(symbol) \
+  hooked_symbol{#symbol, driver_id::symbol, reinterpret_cast<void*>(&hook<entry_##symbol>::call)},
+#define ACS_DRIVER_ROW(symbol, kind) ACS_HOOKED_##kind(ACS_DRIVER_ROW_VALUES(symbol))
+  static const hooked_symbol rows[] = {ACS_DRIVER_HOOKS(ACS_DRIVER_ROW)};
+#undef ACS_DRIVER_ROW
+#undef ACS_DRIVER_ROW_VALUES
+  *count = sizeof rows / sizeof rows[0];
+  return rows;
+}
+
+constinit std::atomic<bool> unknown_variant_warned{false};
+
+void print_summary() noexcept {
+  std::size_t count = 0;
+  const hooked_symbol* rows = hooked_begin(&count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t calls = call_counts[index(rows[i].id)].load(std::memory_order_relaxed);
+    const std::uint64_t nested = nested_counts[index(rows[i].id)].load(std::memory_order_relaxed);
+    if (calls + nested != 0) {
+      log_line(log_level::debug, "%s: %llu calls handled, %llu nested calls passed through", rows[i].name,
+               static_cast<unsigned long long>(calls), static_cast<unsigned long long>(nested));
+    }
+  }
+}
+
+constexpr hook_kind kind_of(driver_id id) noexcept {
+  switch (id) {
+#define ACS_DRIVER_KIND_CASE(symbol, kind) \
+  case driver_id::symbol:                  \
+    return hook_kind::kind;
+    ACS_DRIVER_HOOKS(ACS_DRIVER_KIND_CASE)
+#undef ACS_DRIVER_KIND_CASE
+    default:
+      return hook_kind::pass;
+  }
+}
+
+// Two hooked symbols with one real address: the pointer maps to the first one's wrapper. Harmless
+// when both are classified alike; otherwise a variant would be handled as the other. Checked once,
+// for the diagnostics (libcuda's exports are not known before it runs).
+constinit std::atomic<bool> aliases_checked{false};
+void check_aliases(const real::driver_state& state, const hooked_symbol* rows, std::size_t count) noexcept {
+  if (!log_enabled(log_level::debug) || aliases_checked.exchange(true)) return;
+  for (std::size_t i = 0; i < count; ++i) {
+    void* const address = state.by_id[index(rows[i].id)];
+    if (address == nullptr) {
+      log_line(log_level::debug, "libcuda does not export %s", rows[i].name);
+      continue;
+    }
+    for (std::size_t j = i + 1; j < count; ++j) {
+      if (state.by_id[index(rows[j].id)] != address) continue;
+      const bool alike = kind_of(rows[i].id) == kind_of(rows[j].id) &&
+                         per_thread_variant(rows[i].name) == per_thread_variant(rows[j].name);
+      log_line(alike ? log_level::debug : log_level::warn, "%s and %s share one address in libcuda%s",
+               rows[i].name, rows[j].name, alike ? "" : ", but acs classifies them differently");
+    }
+  }
+}
+
+}  // namespace
+
+void* driver_wrapper_for(void* real, const char* api, const char* symbol) noexcept {
+  const real::driver_state* state = real::driver_state_now();
+  if (state == nullptr || real == nullptr) return real;
+  std::size_t count = 0;
+  const hooked_symbol* rows = hooked_begin(&count);
+  check_aliases(*state, rows, count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (state->by_id[index(rows[i].id)] == real) {
+      ACS_HOOK_DEBUG("%s(%s) -> wrapper of %s", api ? api : "?", symbol ? symbol : "?", rows[i].name);
+      return rows[i].wrapper;
+    }
+  }
+  // Not hooked. Harmless unless it is a variant of something acs hooks, which would be a
+  // variant missing from the table: its calls would bypass acs.
+  if (symbol != nullptr) {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (same_family(rows[i].name, symbol) || same_family(symbol, rows[i].name)) {
+        log_once(unknown_variant_warned, log_level::warn,
+                 "%s(%s) returned a variant of a hooked entry point that is not in acs's table; "
+                 "its calls bypass acs (further cases at debug level)",
+                 api ? api : "?", symbol);
+        ACS_HOOK_DEBUG("%s(%s): unknown variant %p passed through", api ? api : "?", symbol, real);
+        return real;
+      }
+    }
+  }
+  ACS_HOOK_TRACE("%s(%s): not hooked", api ? api : "?", symbol ? symbol : "?");
+  return real;
+}
+
+void* driver_wrapper_for_symbol(const char* symbol, void* real) noexcept {
+  if (symbol == nullptr || real == nullptr || symbol[0] != 'c' || symbol[1] != 'u') return real;
+  std::size_t count = 0;
+  const hooked_symbol* rows = hooked_begin(&count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (std::strcmp(rows[i].name, symbol) != 0) continue;
+    const real::driver_state* state = real::driver_state_now();
+    // Only the libcuda definition is swapped: another library's function of the same name
+    // (a stub, a mock, another interposer) is none of acs's business.
+    if (state != nullptr && state->by_id[index(rows[i].id)] == real) {
+      ACS_HOOK_DEBUG("dlsym(%s) -> wrapper", symbol);
+      return rows[i].wrapper;
+    }
+    ACS_HOOK_DEBUG("dlsym(%s): not libcuda's definition, returned as is", symbol);
+    return real;
+  }
+  return real;
+}
+
+}  // namespace acs::hooks

@@ -1,0 +1,84 @@
+#pragma once
+// Pieces shared by the driver and runtime launch hooks.
+#include <cstdint>
+#include <optional>
+
+#include "dispatch.hpp"
+#include "hooks_cuda.hpp"
+#include "hooks_log.hpp"
+
+namespace acs::hooks {
+
+// The runtime's launch attributes are the driver's, value for value.
+static_assert(static_cast<int>(cudaLaunchAttributeCooperative) == CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
+static_assert(static_cast<int>(cudaLaunchAttributeProgrammaticStreamSerialization) ==
+              CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+static_assert(static_cast<int>(cudaLaunchAttributeProgrammaticEvent) == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT);
+static_assert(static_cast<int>(cudaLaunchAttributeLaunchCompletionEvent) ==
+              CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT);
+static_assert(static_cast<int>(cudaLaunchAttributeDeviceUpdatableKernelNode) ==
+              CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE);
+static_assert(static_cast<int>(cudaLaunchAttributePreferredSharedMemoryCarveout) ==
+              CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT);
+static_assert(static_cast<int>(cudaLaunchAttributeNvlinkUtilCentricScheduling) ==
+              CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING);
+
+inline int cooperative_value(const CUlaunchAttribute& a) noexcept { return a.value.cooperative; }
+inline int cooperative_value(const cudaLaunchAttribute& a) noexcept { return a.val.cooperative; }
+inline int serialization_value(const CUlaunchAttribute& a) noexcept {
+  return a.value.programmaticStreamSerializationAllowed;
+}
+inline int serialization_value(const cudaLaunchAttribute& a) noexcept {
+  return a.val.programmaticStreamSerializationAllowed;
+}
+
+// Why a launch with these attributes must stay on its own stream, in order; nullopt when acs
+// may re-issue it, attributes unchanged, on another stream. Only attributes known to be about
+// the kernel itself (placement, caching, priority hints) are allowed: programmatic dependent
+// launch, completion events and anything newer than this list keep the launch in order.
+template <class Attribute>
+std::optional<pass_reason> ordering_of(const Attribute* attrs, unsigned count) noexcept {
+  if (count != 0 && attrs == nullptr) return pass_reason::ordering_attribute;  // the call will fail
+  for (unsigned i = 0; i < count; ++i) {
+    switch (static_cast<int>(attrs[i].id)) {
+      case CU_LAUNCH_ATTRIBUTE_IGNORE:
+      case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+      case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+      case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+      case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+      case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+      case CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION:
+      case CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+      case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING:
+        break;
+      case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+        if (cooperative_value(attrs[i]) != 0) return pass_reason::cooperative;
+        break;
+      case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+        if (serialization_value(attrs[i]) != 0) return pass_reason::ordering_attribute;
+        break;
+      default:  // programmatic event, launch completion event, device-updatable node, unknown
+        return pass_reason::ordering_attribute;
+    }
+  }
+  return std::nullopt;
+}
+
+// Hands a launch to the runtime, with the diagnostic line of ACS_LOG_LEVEL=debug.
+inline int dispatch(const launch_request& request, launch_closure issue) noexcept {
+  ACS_HOOK_DEBUG("launch via %s: stream %p (%s default stream), function %p", request.api,
+                 static_cast<void*>(request.stream),
+                 request.stream_zero == default_stream::per_thread ? "per-thread" : "legacy",
+                 static_cast<void*>(request.function));
+  return dispatch_launch(request, issue);
+}
+
+inline void launched_as_is(const char* api, CUstream stream, default_stream zero, pass_reason why) noexcept {
+  ACS_HOOK_DEBUG("launch via %s: stream %p, issued as-is (reason %d)", api, static_cast<void*>(stream),
+                 static_cast<int>(why));
+  launched_directly(stream, zero, why);
+}
+
+}  // namespace acs::hooks

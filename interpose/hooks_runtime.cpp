@@ -1,0 +1,214 @@
+// Runtime hooks: one exported wrapper per ACS_RUNTIME_HOOKS line and the launch handlers.
+//
+// These only see programs (and libraries) that link libcudart.so dynamically: PyTorch, most
+// Python packages, `nvcc -cudart shared`. Statically linked cudart is seen at the driver level
+// (hooks_driver.cpp). A runtime hook runs the real runtime with the re-entry guard held, so the
+// driver calls the runtime makes on its behalf pass straight through: each operation is
+// reported once, by the outermost hook, which also knows the most (default-stream variant,
+// host stub).
+#include <atomic>
+#include <cstdlib>
+
+#include "hooks_export.hpp"
+#include "hooks_generic.hpp"
+#include "hooks_launch.hpp"
+#include "real_driver.hpp"
+#include "real_runtime.hpp"
+
+namespace acs::hooks {
+namespace {
+
+// Calls per hook, counted only while debug logging is on, and printed at exit.
+enum class runtime_id : unsigned {
+#define ACS_RUNTIME_ID(symbol, kind) symbol,
+  ACS_RUNTIME_HOOKS(ACS_RUNTIME_ID)
+#undef ACS_RUNTIME_ID
+  count_
+};
+constexpr std::size_t runtime_hook_count = static_cast<std::size_t>(runtime_id::count_);
+constinit std::atomic<std::uint64_t> nested_counts[runtime_hook_count] = {};
+constinit std::atomic<std::uint64_t> call_counts[runtime_hook_count] = {};
+constinit std::atomic<bool> summary_registered{false};
+void print_summary() noexcept;
+
+void count_call(runtime_id id, bool nested) noexcept {
+  if (!log_enabled(log_level::debug)) return;
+  (nested ? nested_counts : call_counts)[static_cast<std::size_t>(id)].fetch_add(1, std::memory_order_relaxed);
+  if (!summary_registered.exchange(true, std::memory_order_relaxed)) std::atexit(print_summary);
+}
+
+// The CUfunction behind a host stub (cudaLaunchKernel's `func`), for the current device.
+//
+// Sticky-error note: cudaGetFuncBySymbol is a runtime call, and a failing runtime call replaces
+// the thread's last error, which the application reads later with cudaGetLastError. So the
+// look-up is only made when no error is pending (cudaPeekAtLastError, which changes nothing),
+// and an error it causes itself is cleared again with cudaGetLastError, which then restores
+// exactly the state seen before: no error. If the launch itself fails, its own error is recorded
+// by the launch as usual. (Sticky errors cannot be cleared, by anyone: nothing to preserve.)
+CUfunction function_of_stub(const void* func) noexcept {
+  const real::runtime_reals* rt = real::runtime();
+  if (rt == nullptr || func == nullptr || rt->cudaPeekAtLastError == nullptr ||
+      rt->cudaGetFuncBySymbol == nullptr || rt->cudaGetLastError == nullptr) {
+    return nullptr;
+  }
+  if (rt->cudaPeekAtLastError() != cudaSuccess) return nullptr;
+  cudaFunction_t function = nullptr;
+  if (rt->cudaGetFuncBySymbol(&function, func) != cudaSuccess) {
+    (void)rt->cudaGetLastError();
+    return nullptr;
+  }
+  return reinterpret_cast<CUfunction>(function);
+}
+
+// The CUfunction of a cudaKernel_t (what <<<>>> passes to __cudaLaunchKernel; it is a CUkernel)
+// in the current context: a driver call, which leaves the runtime's error state alone. Without a
+// current context yet (a thread's first launch), fall back on the runtime look-up.
+CUfunction function_of_kernel(cudaKernel_t kernel) noexcept {
+  const real::driver_api* cu = real::driver();
+  if (cu != nullptr && cu->cuKernelGetFunction != nullptr && kernel != nullptr) {
+    CUfunction function = nullptr;
+    if (cu->cuKernelGetFunction(&function, reinterpret_cast<CUkernel>(kernel)) == CUDA_SUCCESS) {
+      return function;
+    }
+  }
+  return function_of_stub(static_cast<const void*>(kernel));
+}
+
+}  // namespace
+
+template <>
+struct special<hook_api::runtime> {
+  // cudaLaunchKernel, cudaLaunchKernel_ptsz: `func` is a host stub (or a cudaKernel_t cast to it).
+  template <class Entry>
+  static cudaError_t call(decltype(&::cudaLaunchKernel) real, const void* func, dim3 grid, dim3 block,
+                          void** args, std::size_t shared, cudaStream_t stream) noexcept {
+    struct arguments {
+      decltype(&::cudaLaunchKernel) real;
+      const void* func;
+      dim3 grid, block;
+      void** args;
+      std::size_t shared;
+    } saved{real, func, grid, block, args, shared};
+    const launch_closure issue{[](void* context, CUstream on) noexcept -> int {
+                                 const auto& a = *static_cast<const arguments*>(context);
+                                 return a.real(a.func, a.grid, a.block, a.args, a.shared, on);
+                               },
+                               &saved};
+    const CUfunction function = active() ? function_of_stub(func) : nullptr;
+    const launch_request request{stream, Entry::zero, function, args, nullptr, Entry::name};
+    return static_cast<cudaError_t>(dispatch(request, issue));
+  }
+
+  // __cudaLaunchKernel, __cudaLaunchKernel_ptsz: what <<<>>> compiles to under nvcc 13.
+  template <class Entry>
+  static cudaError_t call(decltype(&::__cudaLaunchKernel) real, cudaKernel_t kernel, dim3 grid, dim3 block,
+                          void** args, std::size_t shared, cudaStream_t stream) noexcept {
+    struct arguments {
+      decltype(&::__cudaLaunchKernel) real;
+      cudaKernel_t kernel;
+      dim3 grid, block;
+      void** args;
+      std::size_t shared;
+    } saved{real, kernel, grid, block, args, shared};
+    const launch_closure issue{[](void* context, CUstream on) noexcept -> int {
+                                 const auto& a = *static_cast<const arguments*>(context);
+                                 return a.real(a.kernel, a.grid, a.block, a.args, a.shared, on);
+                               },
+                               &saved};
+    const CUfunction function = active() ? function_of_kernel(kernel) : nullptr;
+    const launch_request request{stream, Entry::zero, function, args, nullptr, Entry::name};
+    return static_cast<cudaError_t>(dispatch(request, issue));
+  }
+
+  // cudaLaunchKernelExC, cudaLaunchKernelExC_ptsz: the stream is in the config.
+  template <class Entry>
+  static cudaError_t call(decltype(&::cudaLaunchKernelExC) real, const cudaLaunchConfig_t* config,
+                          const void* func, void** args) noexcept {
+    if (config == nullptr) return real(config, func, args);  // the runtime reports the error
+    if (const auto why = ordering_of(config->attrs, config->numAttrs)) {
+      const cudaError_t result = real(config, func, args);
+      launched_as_is(Entry::name, config->stream, Entry::zero, *why);
+      return result;
+    }
+    struct arguments {
+      decltype(&::cudaLaunchKernelExC) real;
+      const cudaLaunchConfig_t* config;
+      const void* func;
+      void** args;
+    } saved{real, config, func, args};
+    const launch_closure issue{[](void* context, CUstream on) noexcept -> int {
+                                 const auto& a = *static_cast<const arguments*>(context);
+                                 cudaLaunchConfig_t moved = *a.config;  // attributes shared, unchanged
+                                 moved.stream = on;
+                                 return a.real(&moved, a.func, a.args);
+                               },
+                               &saved};
+    const CUfunction function = active() ? function_of_stub(func) : nullptr;
+    const launch_request request{config->stream, Entry::zero, function, args, nullptr, Entry::name};
+    return static_cast<cudaError_t>(dispatch(request, issue));
+  }
+
+  // cudaGraphInstantiateWithParams: uploads into uploadStream when asked to.
+  template <class Entry>
+  static cudaError_t call(decltype(&::cudaGraphInstantiateWithParams) real, cudaGraphExec_t* exec,
+                          cudaGraph_t graph, cudaGraphInstantiateParams* params) noexcept {
+    const cudaError_t result = real(exec, graph, params);
+    if (params != nullptr && (params->flags & cudaGraphInstantiateFlagUpload) != 0) {
+      stream_barrier(params->uploadStream, Entry::zero);
+    }
+    return result;
+  }
+
+  // cudaMalloc3D: linear memory of pitch * height * depth bytes.
+  template <class Entry>
+  static cudaError_t call(decltype(&::cudaMalloc3D) real, cudaPitchedPtr* out, cudaExtent extent) noexcept {
+    const cudaError_t result = real(out, extent);
+    if (result == cudaSuccess && out != nullptr && out->ptr != nullptr) {
+      memory_allocated(reinterpret_cast<CUdeviceptr>(out->ptr), out->pitch * extent.height * extent.depth);
+    }
+    return result;
+  }
+};
+
+namespace {
+
+#define ACS_RUNTIME_ENTRY(symbol, kind_)                                                     \
+  ACS_HOOKS_ASSERT_NOT_RENAMED(symbol, #symbol);                                             \
+  struct entry_##symbol {                                                                    \
+    static constexpr const char* name = #symbol;                                             \
+    static constexpr hook_api api = hook_api::runtime;                                       \
+    static constexpr hook_kind kind = hook_kind::kind_;                                      \
+    static constexpr default_stream zero =                                                   \
+        per_thread_variant(#symbol) ? default_stream::per_thread : default_stream::legacy;  \
+    static decltype(&::symbol) real() noexcept {                                             \
+      const real::runtime_reals* reals = real::runtime();                                    \
+      return reals != nullptr ? reals->symbol : nullptr;                                     \
+    }                                                                                        \
+    static void count(bool nested) noexcept { count_call(runtime_id::symbol, nested); }                         \
+  };
+ACS_RUNTIME_HOOKS(ACS_RUNTIME_ENTRY)
+#undef ACS_RUNTIME_ENTRY
+
+#define ACS_RUNTIME_EXPORT(symbol, kind) \
+  ACS_HOOKED_##kind(ACS_HOOKS_EXPORT(symbol, &hook<entry_##symbol>::call))
+ACS_RUNTIME_HOOKS(ACS_RUNTIME_EXPORT)
+#undef ACS_RUNTIME_EXPORT
+
+void print_summary() noexcept {
+  static constexpr const char* names[] = {
+#define ACS_RUNTIME_NAME(symbol, kind) #symbol,
+      ACS_RUNTIME_HOOKS(ACS_RUNTIME_NAME)
+#undef ACS_RUNTIME_NAME
+  };
+  for (std::size_t i = 0; i < runtime_hook_count; ++i) {
+    const std::uint64_t calls = call_counts[i].load(std::memory_order_relaxed);
+    const std::uint64_t nested = nested_counts[i].load(std::memory_order_relaxed);
+    if (calls + nested != 0) {
+      log_line(log_level::debug, "%s: %llu calls handled, %llu nested calls passed through", names[i],
+               static_cast<unsigned long long>(calls), static_cast<unsigned long long>(nested));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace acs::hooks

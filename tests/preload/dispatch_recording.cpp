@@ -1,0 +1,117 @@
+// Test-only implementation of interpose/dispatch.hpp that records every call (recording.hpp).
+// Launches are issued through their closure, on the application's stream or, after
+// acs_test_redirect(s), on `s`: as the real runtime would on a pool stream.
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+#include "dispatch.hpp"
+#include "hooks_guard.hpp"
+#include "recording.hpp"
+
+namespace {
+
+std::mutex mutex;
+std::vector<recorded_event>& events() {
+  static auto* e = new std::vector<recorded_event>;  // never destroyed: hooks may run at exit
+  return *e;
+}
+CUstream redirect_to = nullptr;
+bool is_active = true;
+
+void record(recorded_event e) {
+  e.nesting = acs::hooks::hook_depth;
+  std::lock_guard lock(mutex);
+  events().push_back(e);
+}
+
+recorded_event event(recorded what, CUstream stream = nullptr, acs::default_stream zero = acs::default_stream::legacy) {
+  recorded_event e{};
+  e.what = what;
+  e.stream = stream;
+  e.per_thread = zero == acs::default_stream::per_thread;
+  return e;
+}
+
+}  // namespace
+
+namespace acs {
+
+int dispatch_launch(const launch_request& request, launch_closure issue) noexcept {
+  recorded_event e = event(recorded::launch, request.stream, request.stream_zero);
+  e.api = request.api;
+  e.function = request.function;
+  e.params = request.params;
+  record(e);
+  CUstream on = nullptr;
+  {
+    std::lock_guard lock(mutex);
+    on = redirect_to;
+  }
+  return issue(on != nullptr ? on : request.stream);
+}
+
+void launched_directly(CUstream stream, default_stream zero, pass_reason why) noexcept {
+  recorded_event e = event(recorded::launched_directly, stream, zero);
+  e.detail = static_cast<int>(why);
+  record(e);
+}
+
+void stream_barrier(CUstream stream, default_stream zero) noexcept { record(event(recorded::barrier, stream, zero)); }
+void stream_synchronized(CUstream stream, default_stream zero) noexcept {
+  record(event(recorded::synchronized, stream, zero));
+}
+void device_synchronized() noexcept { record(event(recorded::device_synchronized)); }
+void stream_destroyed(CUstream stream) noexcept { record(event(recorded::stream_destroyed, stream)); }
+void capture_began(CUstream stream, CUstreamCaptureMode mode) noexcept {
+  recorded_event e = event(recorded::capture_began, stream);
+  e.detail = static_cast<int>(mode);
+  record(e);
+}
+void capture_ended(CUstream stream) noexcept { record(event(recorded::capture_ended, stream)); }
+bool capture_forbids_unsafe_calls() noexcept { return false; }
+void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept {
+  recorded_event e = event(recorded::allocated);
+  e.address = base;
+  e.bytes = bytes;
+  record(e);
+}
+void memory_freed(CUdeviceptr base) noexcept {
+  recorded_event e = event(recorded::freed);
+  e.address = base;
+  record(e);
+}
+bool active() noexcept {
+  std::lock_guard lock(mutex);
+  return is_active;
+}
+
+}  // namespace acs
+
+// Exported through libacs.map's acs_* pattern.
+extern "C" {
+[[gnu::visibility("default")]] std::size_t acs_test_event_count() {
+  std::lock_guard lock(mutex);
+  return events().size();
+}
+[[gnu::visibility("default")]] int acs_test_event_at(std::size_t i, recorded_event* out) {
+  std::lock_guard lock(mutex);
+  if (i >= events().size()) return 0;
+  *out = events()[i];
+  return 1;
+}
+[[gnu::visibility("default")]] void acs_test_reset() {
+  std::lock_guard lock(mutex);
+  events().clear();
+  redirect_to = nullptr;
+  is_active = true;
+}
+[[gnu::visibility("default")]] void acs_test_redirect(void* stream) {
+  std::lock_guard lock(mutex);
+  redirect_to = static_cast<CUstream>(stream);
+}
+[[gnu::visibility("default")]] void acs_test_set_active(int active) {
+  std::lock_guard lock(mutex);
+  is_active = active != 0;
+}
+}

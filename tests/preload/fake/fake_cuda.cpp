@@ -1,0 +1,237 @@
+// A fake libcuda.so.1 for the preload tests: the entry points the tests use, with the exact
+// ABIs of cuda.h (compiled with __CUDA_API_VERSION_INTERNAL, so that every variant has its own
+// declaration to match), a cuGetProcAddress that picks variants by version and flags like the
+// real one, and a log of which entry point actually ran.
+#include <cuda.h>
+
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "fake_calls.hpp"
+
+namespace {
+
+std::mutex mutex;
+std::vector<fake_call> calls;
+std::set<CUstream> capturing;
+
+// Streams with scripted behaviour.
+const CUstream busy_stream = reinterpret_cast<CUstream>(0x5ca);   // capture runs, begin/end fail
+const CUstream failing_stream = reinterpret_cast<CUstream>(0xfa1);  // begin fails, nothing runs
+const CUstream broken_stream = reinterpret_cast<CUstream>(0xe77);   // synchronize fails
+const CUfunction bad_function = reinterpret_cast<CUfunction>(0xbad);
+std::uint64_t next_address = 0x7000000000;
+
+void log(const char* name, CUstream stream = nullptr, CUfunction function = nullptr) {
+  std::lock_guard lock(mutex);
+  calls.push_back({name, stream, function});
+}
+
+CUresult launch(const char* name, CUfunction f, CUstream stream) {
+  log(name, stream, f);
+  return f == bad_function ? CUDA_ERROR_INVALID_HANDLE : CUDA_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                        CUstream s, void**, void**) {
+  return launch("cuLaunchKernel", f, s);
+}
+CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             CUstream s, void**, void**) {
+  return launch("cuLaunchKernel_ptsz", f, s);
+}
+CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void**, void**) {
+  return launch("cuLaunchKernelEx", f, c->hStream);
+}
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig* c, CUfunction f, void**, void**) {
+  return launch("cuLaunchKernelEx_ptsz", f, c->hStream);
+}
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                   unsigned, CUstream s, void**) {
+  return launch("cuLaunchCooperativeKernel", f, s);
+}
+CUresult cuMemcpyAsync(CUdeviceptr, CUdeviceptr, size_t, CUstream s) {
+  log("cuMemcpyAsync", s);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr, CUdeviceptr, size_t, CUstream s) {
+  log("cuMemcpyAsync_ptsz", s);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyHtoD_v2(CUdeviceptr, const void*, size_t) {
+  log("cuMemcpyHtoD_v2");
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr, const void*, size_t) {
+  log("cuMemcpyHtoD_v2_ptds");
+  return CUDA_SUCCESS;
+}
+CUresult cuEventRecord(CUevent, CUstream s) {
+  log("cuEventRecord", s);
+  return CUDA_SUCCESS;
+}
+
+static CUresult begin(const char* name, CUstream s) {
+  log(name, s);
+  if (s == busy_stream) return CUDA_ERROR_ILLEGAL_STATE;
+  if (s == failing_stream) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard lock(mutex);
+  capturing.insert(s);
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamBeginCapture(CUstream s) { return begin("cuStreamBeginCapture", s); }
+CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode) { return begin("cuStreamBeginCapture_v2", s); }
+CUresult cuStreamEndCapture(CUstream s, CUgraph* g) {
+  log("cuStreamEndCapture", s);
+  if (g != nullptr) *g = nullptr;
+  if (s == busy_stream) return CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+  std::lock_guard lock(mutex);
+  return capturing.erase(s) != 0 ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_STATE;
+}
+CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus* status) {
+  std::lock_guard lock(mutex);
+  *status = s == busy_stream || capturing.count(s) != 0 ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                                                       : CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamSynchronize(CUstream s) {
+  log("cuStreamSynchronize", s);
+  return s == broken_stream ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS;
+}
+CUresult cuCtxSynchronize() {
+  log("cuCtxSynchronize");
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamDestroy_v2(CUstream s) {
+  log("cuStreamDestroy_v2", s);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) {
+  log("cuMemAlloc_v2");
+  std::lock_guard lock(mutex);
+  *p = next_address;
+  next_address += (bytes + 0xfff) & ~std::uint64_t{0xfff};
+  return CUDA_SUCCESS;
+}
+CUresult cuMemFree_v2(CUdeviceptr) {
+  log("cuMemFree_v2");
+  return CUDA_SUCCESS;
+}
+CUresult cuMemAllocAsync(CUdeviceptr* p, size_t bytes, CUstream s) {
+  log("cuMemAllocAsync", s);
+  std::lock_guard lock(mutex);
+  *p = next_address;
+  next_address += (bytes + 0xfff) & ~std::uint64_t{0xfff};
+  return CUDA_SUCCESS;
+}
+CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, size_t* size, CUdeviceptr p) {
+  *base = p;
+  *size = 4096;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetCurrent(CUcontext* c) {
+  *c = reinterpret_cast<CUcontext>(0xc0);
+  return CUDA_SUCCESS;
+}
+// A CUkernel's function in the current context: the tests use kernel + 1.
+CUresult cuKernelGetFunction(CUfunction* f, CUkernel k) {
+  *f = reinterpret_cast<CUfunction>(reinterpret_cast<std::uintptr_t>(k) + 1);
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphInstantiateWithParams(CUgraphExec* e, CUgraph, CUDA_GRAPH_INSTANTIATE_PARAMS*) {
+  log("cuGraphInstantiateWithParams");
+  *e = nullptr;
+  return CUDA_SUCCESS;
+}
+// Exported by the real driver under a cu name, but in no table of acs's.
+CUresult cuFakeUnlisted(CUstream s) {
+  log("cuFakeUnlisted", s);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult* status);
+CUresult cuGetProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags) {
+  return cuGetProcAddress_v2(symbol, pfn, version, flags, nullptr);
+}
+
+CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult* status) {
+  const bool ptds = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+  struct row {
+    const char* name;
+    int since;        // first version with this ABI
+    void* legacy;     // the variant for default-stream semantics
+    void* per_thread; // the variant for per-thread semantics
+  };
+  // Newest ABI first: the first row whose `since` the caller's version reaches wins.
+  const row rows[] = {
+      {"cuLaunchKernel", 4000, reinterpret_cast<void*>(&cuLaunchKernel), reinterpret_cast<void*>(&cuLaunchKernel_ptsz)},
+      {"cuLaunchKernelEx", 11060, reinterpret_cast<void*>(&cuLaunchKernelEx),
+       reinterpret_cast<void*>(&cuLaunchKernelEx_ptsz)},
+      {"cuLaunchCooperativeKernel", 9000, reinterpret_cast<void*>(&cuLaunchCooperativeKernel), nullptr},
+      {"cuMemcpyAsync", 4000, reinterpret_cast<void*>(&cuMemcpyAsync), reinterpret_cast<void*>(&cuMemcpyAsync_ptsz)},
+      {"cuMemcpyHtoD", 3020, reinterpret_cast<void*>(&cuMemcpyHtoD_v2), reinterpret_cast<void*>(&cuMemcpyHtoD_v2_ptds)},
+      {"cuEventRecord", 2000, reinterpret_cast<void*>(&cuEventRecord), nullptr},
+      {"cuStreamBeginCapture", 10010, reinterpret_cast<void*>(&cuStreamBeginCapture_v2), nullptr},
+      {"cuStreamBeginCapture", 10000, reinterpret_cast<void*>(&cuStreamBeginCapture), nullptr},
+      {"cuStreamEndCapture", 10000, reinterpret_cast<void*>(&cuStreamEndCapture), nullptr},
+      {"cuStreamIsCapturing", 10000, reinterpret_cast<void*>(&cuStreamIsCapturing), nullptr},
+      {"cuStreamSynchronize", 2000, reinterpret_cast<void*>(&cuStreamSynchronize), nullptr},
+      {"cuCtxSynchronize", 2000, reinterpret_cast<void*>(&cuCtxSynchronize), nullptr},
+      {"cuStreamDestroy", 4000, reinterpret_cast<void*>(&cuStreamDestroy_v2), nullptr},
+      {"cuMemAlloc", 3020, reinterpret_cast<void*>(&cuMemAlloc_v2), nullptr},
+      {"cuMemFree", 3020, reinterpret_cast<void*>(&cuMemFree_v2), nullptr},
+      {"cuMemAllocAsync", 11020, reinterpret_cast<void*>(&cuMemAllocAsync), nullptr},
+      {"cuMemGetAddressRange", 3020, reinterpret_cast<void*>(&cuMemGetAddressRange_v2), nullptr},
+      {"cuCtxGetCurrent", 4000, reinterpret_cast<void*>(&cuCtxGetCurrent), nullptr},
+      {"cuKernelGetFunction", 12000, reinterpret_cast<void*>(&cuKernelGetFunction), nullptr},
+      {"cuGraphInstantiateWithParams", 12000, reinterpret_cast<void*>(&cuGraphInstantiateWithParams), nullptr},
+      {"cuFakeUnlisted", 1000, reinterpret_cast<void*>(&cuFakeUnlisted), nullptr},
+      {"cuGetProcAddress", 12000, reinterpret_cast<void*>(&cuGetProcAddress_v2), nullptr},
+      {"cuGetProcAddress", 11030, reinterpret_cast<void*>(&cuGetProcAddress), nullptr},
+  };
+  for (const row& r : rows) {
+    if (std::strcmp(r.name, symbol) != 0 || version < r.since) continue;
+    *pfn = ptds && r.per_thread != nullptr ? r.per_thread : r.legacy;
+    if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+  }
+  *pfn = nullptr;
+  if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  return CUDA_ERROR_NOT_FOUND;
+}
+
+// The test's window on the fake.
+std::size_t fake_cuda_call_count() {
+  std::lock_guard lock(mutex);
+  return calls.size();
+}
+int fake_cuda_call_at(std::size_t i, fake_call* out) {
+  std::lock_guard lock(mutex);
+  if (i >= calls.size()) return 0;
+  *out = calls[i];
+  return 1;
+}
+void fake_cuda_reset() {
+  std::lock_guard lock(mutex);
+  calls.clear();
+  capturing.clear();
+}
+// The fake's own definition of `symbol`, found without dlsym.
+void* fake_cuda_self(const char* symbol) {
+  void* p = nullptr;
+  if (cuGetProcAddress_v2(symbol, &p, 13000, CU_GET_PROC_ADDRESS_DEFAULT, nullptr) == CUDA_SUCCESS) return p;
+  if (std::strcmp(symbol, "cuLaunchKernel_ptsz") == 0) return reinterpret_cast<void*>(&cuLaunchKernel_ptsz);
+  if (std::strcmp(symbol, "cuStreamBeginCapture") == 0) return reinterpret_cast<void*>(&cuStreamBeginCapture);
+  return nullptr;
+}
+
+}  // extern "C"

@@ -1,0 +1,142 @@
+// A fake libcudart.so.13 for the preload tests. Like the real runtime, it reaches the driver
+// only through dlopen("libcuda.so.1") + dlsym("cuGetProcAddress_v2") + cuGetProcAddress, so with
+// libacs preloaded its driver calls go through acs's driver wrappers, nested inside acs's
+// runtime hooks. It keeps a per-thread last error like the real one.
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cudaTypedefs.h>
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+#include "fake_calls.hpp"
+
+extern "C" {
+cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
+}
+
+namespace {
+
+thread_local cudaError_t last_error = cudaSuccess;
+std::mutex mutex;
+std::map<const void*, CUfunction>& stubs() {
+  static auto* m = new std::map<const void*, CUfunction>;
+  return *m;
+}
+
+struct driver {
+  PFN_cuGetProcAddress_v12000 get = nullptr;
+  PFN_cuLaunchKernel_v4000 launch = nullptr;
+  PFN_cuLaunchKernel_v7000_ptsz launch_ptsz = nullptr;
+  PFN_cuMemcpyAsync_v4000 memcpy_async = nullptr;
+  PFN_cuMemAlloc_v3020 alloc = nullptr;
+  PFN_cuMemFree_v3020 free = nullptr;
+  PFN_cuStreamBeginCapture_v10010 begin_capture = nullptr;
+  PFN_cuStreamSynchronize_v2000 synchronize = nullptr;
+};
+
+template <class F>
+void get(const driver& d, const char* symbol, F& out, cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT) {
+  void* p = nullptr;
+  d.get(symbol, &p, 13000, flags, nullptr);
+  out = reinterpret_cast<F>(p);
+}
+
+const driver& cu() {
+  static const driver d = [] {
+    driver r;
+    void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) return r;
+    r.get = reinterpret_cast<PFN_cuGetProcAddress_v12000>(dlsym(h, "cuGetProcAddress_v2"));
+    if (r.get == nullptr) return r;
+    get(r, "cuLaunchKernel", r.launch);
+    get(r, "cuLaunchKernel", r.launch_ptsz, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+    get(r, "cuMemcpyAsync", r.memcpy_async);
+    get(r, "cuMemAlloc", r.alloc);
+    get(r, "cuMemFree", r.free);
+    get(r, "cuStreamBeginCapture", r.begin_capture);
+    get(r, "cuStreamSynchronize", r.synchronize);
+    return r;
+  }();
+  return d;
+}
+
+cudaError_t result(CUresult r) {
+  const cudaError_t e = r == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure;
+  if (e != cudaSuccess) last_error = e;
+  return e;
+}
+
+CUfunction function_of(const void* stub) {
+  std::lock_guard lock(mutex);
+  const auto it = stubs().find(stub);
+  return it != stubs().end() ? it->second : reinterpret_cast<CUfunction>(const_cast<void*>(stub));
+}
+
+}  // namespace
+
+extern "C" {
+
+// Registers a host stub, as __cudaRegisterFunction does for a real program.
+void fake_cudart_register(const void* stub, CUfunction function) {
+  std::lock_guard lock(mutex);
+  stubs()[stub] = function;
+}
+
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t* out, const void* stub) {
+  std::lock_guard lock(mutex);
+  const auto it = stubs().find(stub);
+  if (it == stubs().end()) return last_error = cudaErrorInvalidDeviceFunction;
+  *out = reinterpret_cast<cudaFunction_t>(it->second);
+  return cudaSuccess;
+}
+cudaError_t cudaPeekAtLastError() { return last_error; }
+cudaError_t cudaGetLastError() {
+  const cudaError_t e = last_error;
+  last_error = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaLaunchKernel(const void* func, dim3 g, dim3 b, void** args, size_t shared, cudaStream_t s) {
+  return result(cu().launch(function_of(func), g.x, g.y, g.z, b.x, b.y, b.z, static_cast<unsigned>(shared), s, args,
+                            nullptr));
+}
+cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 g, dim3 b, void** args, size_t shared, cudaStream_t s) {
+  return result(cu().launch_ptsz(function_of(func), g.x, g.y, g.z, b.x, b.y, b.z, static_cast<unsigned>(shared), s,
+                                 args, nullptr));
+}
+cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b, void** args, size_t shared, cudaStream_t s) {
+  const auto f = reinterpret_cast<CUfunction>(reinterpret_cast<std::uintptr_t>(k) + 1);
+  return result(cu().launch(f, g.x, g.y, g.z, b.x, b.y, b.z, static_cast<unsigned>(shared), s, args, nullptr));
+}
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 g, dim3 b, void** args, size_t shared, cudaStream_t s) {
+  const auto f = reinterpret_cast<CUfunction>(reinterpret_cast<std::uintptr_t>(k) + 1);
+  return result(cu().launch_ptsz(f, g.x, g.y, g.z, b.x, b.y, b.z, static_cast<unsigned>(shared), s, args, nullptr));
+}
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind, cudaStream_t s) {
+  return result(cu().memcpy_async(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n, s));
+}
+cudaError_t cudaMalloc(void** p, size_t n) {
+  CUdeviceptr d = 0;
+  const cudaError_t e = result(cu().alloc(&d, n));
+  *p = reinterpret_cast<void*>(d);
+  return e;
+}
+cudaError_t cudaFree(void* p) { return result(cu().free(reinterpret_cast<CUdeviceptr>(p))); }
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode) {
+  return result(cu().begin_capture(s, static_cast<CUstreamCaptureMode>(mode)));
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t s) { return result(cu().synchronize(s)); }
+cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** p, unsigned version,
+                                             unsigned long long flags, cudaDriverEntryPointQueryResult* status) {
+  if (cu().get == nullptr) return cudaErrorNotSupported;
+  CUdriverProcAddressQueryResult s{};
+  const CUresult r = cu().get(symbol, p, static_cast<int>(version), flags, &s);
+  if (status != nullptr) *status = static_cast<cudaDriverEntryPointQueryResult>(s);
+  return r == CUDA_SUCCESS ? cudaSuccess : (last_error = cudaErrorSymbolNotFound);
+}
+
+}  // extern "C"

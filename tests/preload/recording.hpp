@@ -1,0 +1,40 @@
+#pragma once
+// What the recording variant of libacs (libacs_recording.so: the hooks + dispatch_recording.cpp)
+// saw: one event per call into interpose/dispatch.hpp. Tests read it through dlsym, since the
+// library is preloaded, not linked.
+#include <cstddef>
+#include <cstdint>
+
+enum class recorded : int {
+  launch = 1,           // dispatch_launch
+  launched_directly,
+  barrier,              // stream_barrier
+  synchronized,         // stream_synchronized
+  device_synchronized,
+  stream_destroyed,
+  capture_began,
+  capture_ended,
+  allocated,
+  freed,
+};
+
+struct recorded_event {
+  recorded what;
+  const char* api;         // launch_request::api (launches only)
+  void* stream;
+  int per_thread;          // default_stream::per_thread
+  void* function;          // launch_request::function
+  void** params;           // launch_request::params
+  std::uint64_t address;   // allocated / freed
+  std::uint64_t bytes;     // allocated
+  int detail;              // pass_reason, capture mode
+  int nesting;             // hook depth seen inside the call (1: the outermost hook)
+};
+
+extern "C" {
+using acs_test_event_count_fn = std::size_t (*)();
+using acs_test_event_at_fn = int (*)(std::size_t, recorded_event*);
+using acs_test_reset_fn = void (*)();
+using acs_test_redirect_fn = void (*)(void* stream);
+using acs_test_set_active_fn = void (*)(int active);
+}

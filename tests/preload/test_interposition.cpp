@@ -1,0 +1,554 @@
+// Interposition through the fake driver and runtime (fake/), with libacs_recording.so preloaded:
+// which wrapper each path returns, which real variant then runs, and what the hooks report
+// through dispatch.hpp. Runs without a GPU; CTest sets LD_PRELOAD and LD_LIBRARY_PATH.
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cudaTypedefs.h>
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dispatch.hpp"
+#include "fake/fake_calls.hpp"
+#include "recording.hpp"
+
+extern "C" {
+void fake_cudart_register(const void* stub, CUfunction function);
+cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
+}
+
+namespace {
+
+template <class F>
+F lookup(void* handle, const char* name) {
+  return reinterpret_cast<F>(dlsym(handle, name));
+}
+
+CUstream stream(std::uintptr_t value) { return reinterpret_cast<CUstream>(value); }
+CUfunction function(std::uintptr_t value) { return reinterpret_cast<CUfunction>(value); }
+
+// The fake driver's scripted streams (fake/fake_cuda.cpp).
+const CUstream busy_stream = stream(0x5ca);
+const CUstream failing_stream = stream(0xfa1);
+const CUstream broken_stream = stream(0xe77);
+
+class Interposition : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    count_ = lookup<acs_test_event_count_fn>(RTLD_DEFAULT, "acs_test_event_count");
+    at_ = lookup<acs_test_event_at_fn>(RTLD_DEFAULT, "acs_test_event_at");
+    reset_ = lookup<acs_test_reset_fn>(RTLD_DEFAULT, "acs_test_reset");
+    redirect_ = lookup<acs_test_redirect_fn>(RTLD_DEFAULT, "acs_test_redirect");
+    set_active_ = lookup<acs_test_set_active_fn>(RTLD_DEFAULT, "acs_test_set_active");
+    ASSERT_TRUE(count_ && at_ && reset_ && redirect_ && set_active_)
+        << "libacs_recording.so is not preloaded: run this test through ctest";
+    cuda_ = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(cuda_, nullptr) << dlerror();
+    fake_count_ = lookup<fake_call_count_fn>(cuda_, "fake_cuda_call_count");
+    fake_at_ = lookup<fake_call_at_fn>(cuda_, "fake_cuda_call_at");
+    fake_reset_ = lookup<fake_reset_fn>(cuda_, "fake_cuda_reset");
+    fake_self_ = lookup<fake_self_fn>(cuda_, "fake_cuda_self");
+    ASSERT_TRUE(fake_count_ && fake_at_ && fake_reset_ && fake_self_) << "libcuda.so.1 is not the test's fake";
+    reset_();
+    fake_reset_();
+  }
+  void TearDown() override {
+    if (cuda_ != nullptr) dlclose(cuda_);
+  }
+
+  std::vector<recorded_event> events() const {
+    std::vector<recorded_event> out(count_());
+    for (std::size_t i = 0; i < out.size(); ++i) at_(i, &out[i]);
+    return out;
+  }
+  std::vector<fake_call> calls() const {
+    std::vector<fake_call> out(fake_count_());
+    for (std::size_t i = 0; i < out.size(); ++i) fake_at_(i, &out[i]);
+    return out;
+  }
+  void reset() const {
+    reset_();
+    fake_reset_();
+  }
+  // cuGetProcAddress_v2 as statically linked cudart obtains it: dlsym on libcuda.so.1.
+  PFN_cuGetProcAddress_v12000 get_proc() const {
+    return lookup<PFN_cuGetProcAddress_v12000>(cuda_, "cuGetProcAddress_v2");
+  }
+  template <class F>
+  F proc(const char* symbol, int version, cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT) const {
+    void* p = nullptr;
+    CUdriverProcAddressQueryResult status{};
+    EXPECT_EQ(get_proc()(symbol, &p, version, flags, &status), CUDA_SUCCESS) << symbol;
+    return reinterpret_cast<F>(p);
+  }
+  static std::string library_of(const void* p) {
+    Dl_info info{};
+    return dladdr(p, &info) != 0 && info.dli_fname != nullptr ? info.dli_fname : "";
+  }
+
+  void* cuda_ = nullptr;
+  acs_test_event_count_fn count_ = nullptr;
+  acs_test_event_at_fn at_ = nullptr;
+  acs_test_reset_fn reset_ = nullptr;
+  acs_test_redirect_fn redirect_ = nullptr;
+  acs_test_set_active_fn set_active_ = nullptr;
+  fake_call_count_fn fake_count_ = nullptr;
+  fake_call_at_fn fake_at_ = nullptr;
+  fake_reset_fn fake_reset_ = nullptr;
+  fake_self_fn fake_self_ = nullptr;
+};
+
+// --- dlsym ---------------------------------------------------------------------------------
+
+TEST_F(Interposition, DlsymOnLibcudaReturnsTheWrapperOfAHookedSymbol) {
+  void* p = dlsym(cuda_, "cuLaunchKernel");
+  ASSERT_NE(p, nullptr);
+  EXPECT_NE(p, fake_self_("cuLaunchKernel"));
+  EXPECT_NE(library_of(p).find("libacs_recording.so"), std::string::npos) << library_of(p);
+
+  auto launch = reinterpret_cast<PFN_cuLaunchKernel_v4000>(p);
+  int x = 7;
+  void* params[] = {&x};
+  EXPECT_EQ(launch(function(0x1234), 1, 1, 1, 32, 1, 1, 0, stream(0x55), params, nullptr), CUDA_SUCCESS);
+
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_STREQ(c[0].name, "cuLaunchKernel");
+  EXPECT_EQ(c[0].stream, stream(0x55));
+  EXPECT_EQ(c[0].function, function(0x1234));
+  const auto e = events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].what, recorded::launch);
+  EXPECT_STREQ(e[0].api, "cuLaunchKernel");
+  EXPECT_EQ(e[0].stream, stream(0x55));
+  EXPECT_EQ(e[0].per_thread, 0);
+  EXPECT_EQ(e[0].function, function(0x1234));
+  EXPECT_EQ(e[0].params, params);
+  EXPECT_EQ(e[0].nesting, 1);
+}
+
+TEST_F(Interposition, DlsymLeavesOtherSymbolsAndErrorsAlone) {
+  EXPECT_EQ(dlsym(cuda_, "cuFakeUnlisted"), fake_self_("cuFakeUnlisted"));
+  EXPECT_NE(library_of(dlsym(cuda_, "fake_cuda_reset")).find("fake_driver"), std::string::npos);
+  (void)dlerror();
+  EXPECT_EQ(dlsym(cuda_, "cuNoSuchFunction"), nullptr);
+  EXPECT_NE(dlerror(), nullptr);
+  EXPECT_TRUE(events().empty());
+}
+
+// --- cuGetProcAddress ---------------------------------------------------------------------
+
+TEST_F(Interposition, ProcAddressKeepsThePerThreadVariantAskedFor) {
+  auto per_thread = proc<PFN_cuLaunchKernel_v7000_ptsz>("cuLaunchKernel", 12000,
+                                                        CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+  auto legacy = proc<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 12000);
+  ASSERT_NE(per_thread, nullptr);
+  ASSERT_NE(legacy, nullptr);
+  EXPECT_NE(reinterpret_cast<void*>(per_thread), fake_self_("cuLaunchKernel_ptsz"));
+  EXPECT_NE(reinterpret_cast<void*>(per_thread), reinterpret_cast<void*>(legacy));
+
+  per_thread(function(1), 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr);
+  legacy(function(2), 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr);
+
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_STREQ(c[0].name, "cuLaunchKernel_ptsz");
+  EXPECT_STREQ(c[1].name, "cuLaunchKernel");
+  const auto e = events();
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_STREQ(e[0].api, "cuLaunchKernel_ptsz");
+  EXPECT_EQ(e[0].per_thread, 1);
+  EXPECT_STREQ(e[1].api, "cuLaunchKernel");
+  EXPECT_EQ(e[1].per_thread, 0);
+}
+
+TEST_F(Interposition, ProcAddressKeepsTheVersionAskedFor) {
+  // CUDA 10.0's cuStreamBeginCapture had no mode argument; 10.1 made it _v2.
+  auto v1 = proc<PFN_cuStreamBeginCapture_v10000>("cuStreamBeginCapture", 10000);
+  auto v2 = proc<PFN_cuStreamBeginCapture_v10010>("cuStreamBeginCapture", 12000);
+  ASSERT_NE(v1, nullptr);
+  ASSERT_NE(v2, nullptr);
+  EXPECT_NE(reinterpret_cast<void*>(v1), reinterpret_cast<void*>(v2));
+
+  EXPECT_EQ(v1(stream(0x31)), CUDA_SUCCESS);
+  EXPECT_EQ(v2(stream(0x32), CU_STREAM_CAPTURE_MODE_RELAXED), CUDA_SUCCESS);
+
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_STREQ(c[0].name, "cuStreamBeginCapture");
+  EXPECT_STREQ(c[1].name, "cuStreamBeginCapture_v2");
+  const auto e = events();
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].what, recorded::capture_began);
+  EXPECT_EQ(e[0].stream, stream(0x31));
+  EXPECT_EQ(e[0].detail, CU_STREAM_CAPTURE_MODE_GLOBAL);  // v1 captures in global mode
+  EXPECT_EQ(e[1].what, recorded::capture_began);
+  EXPECT_EQ(e[1].detail, CU_STREAM_CAPTURE_MODE_RELAXED);
+}
+
+TEST_F(Interposition, ProcAddressReturnsUnknownPointersUnchanged) {
+  void* p = nullptr;
+  ASSERT_EQ(get_proc()("cuFakeUnlisted", &p, 12000, 0, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(p, fake_self_("cuFakeUnlisted"));
+  p = reinterpret_cast<void*>(0x1);
+  EXPECT_EQ(get_proc()("cuNoSuchFunction", &p, 12000, 0, nullptr), CUDA_ERROR_NOT_FOUND);
+  EXPECT_EQ(p, nullptr);
+}
+
+TEST_F(Interposition, ProcAddressOfItselfIsWrappedToo) {
+  auto v2 = proc<void*>("cuGetProcAddress", 12000);
+  auto v1 = proc<void*>("cuGetProcAddress", 11030);
+  EXPECT_EQ(v2, reinterpret_cast<void*>(get_proc()));
+  EXPECT_EQ(v1, dlsym(cuda_, "cuGetProcAddress"));
+  EXPECT_NE(v1, fake_self_("cuGetProcAddress"));
+  EXPECT_NE(library_of(v1).find("libacs_recording.so"), std::string::npos);
+  // And the v1 wrapper keeps wrapping.
+  void* launch = nullptr;
+  ASSERT_EQ(reinterpret_cast<PFN_cuGetProcAddress_v11030>(v1)("cuLaunchKernel", &launch, 12000, 0), CUDA_SUCCESS);
+  EXPECT_EQ(launch, dlsym(cuda_, "cuLaunchKernel"));
+}
+
+// --- barriers, syncs, capture, memory --------------------------------------------------------
+
+TEST_F(Interposition, StreamOperationsAreBarriersOnTheirStream) {
+  proc<PFN_cuMemcpyAsync_v4000>("cuMemcpyAsync", 12000)(0, 0, 16, stream(0x77));
+  proc<PFN_cuMemcpyAsync_v7000_ptsz>("cuMemcpyAsync", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)(
+      0, 0, 16, nullptr);
+  proc<PFN_cuEventRecord_v2000>("cuEventRecord", 12000)(nullptr, stream(0x78));
+  const auto e = events();
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0].what, recorded::barrier);
+  EXPECT_EQ(e[0].stream, stream(0x77));
+  EXPECT_EQ(e[0].per_thread, 0);
+  EXPECT_EQ(e[1].what, recorded::barrier);
+  EXPECT_EQ(e[1].stream, nullptr);
+  EXPECT_EQ(e[1].per_thread, 1);
+  EXPECT_EQ(e[2].what, recorded::barrier);
+  EXPECT_EQ(e[2].stream, stream(0x78));
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_STREQ(c[1].name, "cuMemcpyAsync_ptsz");
+}
+
+TEST_F(Interposition, SynchronousCopiesAreBarriersOnTheirDefaultStream) {
+  proc<PFN_cuMemcpyHtoD_v3020>("cuMemcpyHtoD", 12000)(0, nullptr, 0);
+  proc<PFN_cuMemcpyHtoD_v7000_ptds>("cuMemcpyHtoD", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)(
+      0, nullptr, 0);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].what, recorded::barrier);
+  EXPECT_EQ(e[0].stream, CU_STREAM_LEGACY);
+  EXPECT_EQ(e[0].per_thread, 0);
+  EXPECT_EQ(e[1].what, recorded::barrier);
+  EXPECT_EQ(e[1].stream, CU_STREAM_PER_THREAD);
+  EXPECT_EQ(e[1].per_thread, 1);
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_STREQ(c[0].name, "cuMemcpyHtoD_v2");
+  EXPECT_STREQ(c[1].name, "cuMemcpyHtoD_v2_ptds");
+}
+
+TEST_F(Interposition, SynchronizationIsReportedOnlyWhenItSucceeded) {
+  auto sync = proc<PFN_cuStreamSynchronize_v2000>("cuStreamSynchronize", 12000);
+  EXPECT_EQ(sync(stream(0x10)), CUDA_SUCCESS);
+  EXPECT_EQ(sync(broken_stream), CUDA_ERROR_LAUNCH_FAILED);
+  EXPECT_EQ(proc<PFN_cuCtxSynchronize_v2000>("cuCtxSynchronize", 12000)(), CUDA_SUCCESS);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].what, recorded::synchronized);
+  EXPECT_EQ(e[0].stream, stream(0x10));
+  EXPECT_EQ(e[1].what, recorded::device_synchronized);
+}
+
+TEST_F(Interposition, StreamDestroyIsReportedBeforeTheHandleDies) {
+  proc<PFN_cuStreamDestroy_v4000>("cuStreamDestroy", 12000)(stream(0x44));
+  const auto e = events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].what, recorded::stream_destroyed);
+  EXPECT_EQ(e[0].stream, stream(0x44));
+}
+
+TEST_F(Interposition, CaptureBeginIsUndoneOnlyWhenNoCaptureRuns) {
+  auto begin = proc<PFN_cuStreamBeginCapture_v10010>("cuStreamBeginCapture", 12000);
+  auto end = proc<PFN_cuStreamEndCapture_v10000>("cuStreamEndCapture", 12000);
+  EXPECT_EQ(begin(failing_stream, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(begin(busy_stream, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_ERROR_ILLEGAL_STATE);  // already capturing
+  CUgraph graph = nullptr;
+  EXPECT_EQ(end(busy_stream, &graph), CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD);            // still capturing
+  EXPECT_EQ(begin(stream(0x60), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), CUDA_SUCCESS);
+  EXPECT_EQ(end(stream(0x60), &graph), CUDA_SUCCESS);
+
+  const auto e = events();
+  ASSERT_EQ(e.size(), 5u);
+  EXPECT_EQ(e[0].what, recorded::capture_began);
+  EXPECT_EQ(e[0].stream, failing_stream);
+  EXPECT_EQ(e[1].what, recorded::capture_ended);  // the failed begin left no capture
+  EXPECT_EQ(e[1].stream, failing_stream);
+  EXPECT_EQ(e[2].what, recorded::capture_began);  // busy: its earlier capture still runs
+  EXPECT_EQ(e[2].stream, busy_stream);
+  EXPECT_EQ(e[3].what, recorded::capture_began);
+  EXPECT_EQ(e[3].detail, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  EXPECT_EQ(e[4].what, recorded::capture_ended);
+  EXPECT_EQ(e[4].stream, stream(0x60));
+}
+
+TEST_F(Interposition, AllocationsAndFreesAreReported) {
+  CUdeviceptr p = 0;
+  ASSERT_EQ(proc<PFN_cuMemAlloc_v3020>("cuMemAlloc", 12000)(&p, 1000), CUDA_SUCCESS);
+  CUdeviceptr q = 0;
+  ASSERT_EQ(proc<PFN_cuMemAllocAsync_v11020>("cuMemAllocAsync", 12000)(&q, 64, stream(0x9)), CUDA_SUCCESS);
+  ASSERT_EQ(proc<PFN_cuMemFree_v3020>("cuMemFree", 12000)(p), CUDA_SUCCESS);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_EQ(e[0].what, recorded::allocated);
+  EXPECT_EQ(e[0].address, p);
+  EXPECT_EQ(e[0].bytes, 1000u);
+  EXPECT_EQ(e[1].what, recorded::allocated);
+  EXPECT_EQ(e[1].address, q);
+  EXPECT_EQ(e[1].bytes, 64u);
+  EXPECT_EQ(e[2].what, recorded::barrier);  // stream-ordered allocation
+  EXPECT_EQ(e[2].stream, stream(0x9));
+  EXPECT_EQ(e[3].what, recorded::freed);
+  EXPECT_EQ(e[3].address, p);
+}
+
+TEST_F(Interposition, GraphUploadIsABarrierOnlyWhenRequested) {
+  auto instantiate = proc<PFN_cuGraphInstantiateWithParams_v12000>("cuGraphInstantiateWithParams", 12000);
+  CUgraphExec exec = nullptr;
+  CUDA_GRAPH_INSTANTIATE_PARAMS params{};
+  params.flags = 0;
+  params.hUploadStream = stream(0xdead);  // not meaningful without the flag
+  instantiate(&exec, nullptr, &params);
+  params.flags = CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD;
+  params.hUploadStream = stream(0x5);
+  instantiate(&exec, nullptr, &params);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].what, recorded::barrier);
+  EXPECT_EQ(e[0].stream, stream(0x5));
+}
+
+// --- launches --------------------------------------------------------------------------------
+
+TEST_F(Interposition, TheClosureReissuesTheSameLaunchOnAnotherStream) {
+  redirect_(stream(0x99));
+  auto launch = proc<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 12000);
+  EXPECT_EQ(launch(function(0x77), 2, 2, 2, 4, 4, 4, 0, stream(0x55), nullptr, nullptr), CUDA_SUCCESS);
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].stream, stream(0x99));
+  EXPECT_EQ(c[0].function, function(0x77));
+  const auto e = events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].stream, stream(0x55));  // the request names the application's stream
+}
+
+TEST_F(Interposition, ALaunchErrorReachesTheApplicationUnchanged) {
+  auto launch = proc<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 12000);
+  EXPECT_EQ(launch(function(0xbad), 1, 1, 1, 1, 1, 1, 0, stream(0x55), nullptr, nullptr), CUDA_ERROR_INVALID_HANDLE);
+}
+
+TEST_F(Interposition, LaunchAttributesDecideWhetherALaunchMayMove) {
+  auto launch_ex = proc<PFN_cuLaunchKernelEx_v11060>("cuLaunchKernelEx", 12000);
+  redirect_(stream(0x99));
+  CUlaunchAttribute attribute{};
+  CUlaunchConfig config{};
+  config.gridDimX = config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = config.blockDimY = config.blockDimZ = 1;
+  config.hStream = stream(0x55);
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+
+  attribute.id = CU_LAUNCH_ATTRIBUTE_PRIORITY;  // about the kernel itself: may move
+  attribute.value.priority = 1;
+  EXPECT_EQ(launch_ex(&config, function(0x10), nullptr, nullptr), CUDA_SUCCESS);
+  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attribute.value.programmaticStreamSerializationAllowed = 1;
+  EXPECT_EQ(launch_ex(&config, function(0x11), nullptr, nullptr), CUDA_SUCCESS);
+  attribute.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+  attribute.value.cooperative = 1;
+  EXPECT_EQ(launch_ex(&config, function(0x12), nullptr, nullptr), CUDA_SUCCESS);
+  attribute.id = static_cast<CUlaunchAttributeID>(15);  // unassigned today: newer than acs, keep it in order
+  EXPECT_EQ(launch_ex(&config, function(0x13), nullptr, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(config.hStream, stream(0x55));  // the application's config is not modified
+
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 4u);
+  EXPECT_EQ(c[0].stream, stream(0x99));  // moved
+  EXPECT_EQ(c[1].stream, stream(0x55));
+  EXPECT_EQ(c[2].stream, stream(0x55));
+  EXPECT_EQ(c[3].stream, stream(0x55));
+  const auto e = events();
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_EQ(e[0].what, recorded::launch);
+  EXPECT_EQ(e[0].stream, stream(0x55));
+  EXPECT_EQ(e[1].what, recorded::launched_directly);
+  EXPECT_EQ(e[1].detail, static_cast<int>(acs::pass_reason::ordering_attribute));
+  EXPECT_EQ(e[2].what, recorded::launched_directly);
+  EXPECT_EQ(e[2].detail, static_cast<int>(acs::pass_reason::cooperative));
+  EXPECT_EQ(e[3].what, recorded::launched_directly);
+  EXPECT_EQ(e[3].detail, static_cast<int>(acs::pass_reason::ordering_attribute));
+}
+
+TEST_F(Interposition, CooperativeLaunchesAreIssuedAsIs) {
+  redirect_(stream(0x99));
+  auto launch = proc<PFN_cuLaunchCooperativeKernel_v9000>("cuLaunchCooperativeKernel", 12000);
+  EXPECT_EQ(launch(function(0x20), 1, 1, 1, 1, 1, 1, 0, stream(0x56), nullptr), CUDA_SUCCESS);
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].stream, stream(0x56));
+  const auto e = events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].what, recorded::launched_directly);
+  EXPECT_EQ(e[0].detail, static_cast<int>(acs::pass_reason::cooperative));
+}
+
+TEST_F(Interposition, EveryThreadHasItsOwnGuard) {
+  auto launch = proc<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 12000);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) launch(function(0x30), 1, 1, 1, 1, 1, 1, 0, stream(0x30), nullptr, nullptr);
+    });
+  }
+  for (auto& t : threads) t.join();
+  const auto e = events();
+  ASSERT_EQ(e.size(), 200u);
+  for (const auto& event : e) {
+    EXPECT_EQ(event.what, recorded::launch);
+    EXPECT_EQ(event.nesting, 1);
+  }
+}
+
+// --- the runtime -----------------------------------------------------------------------------
+// The fake cudart calls the driver through cuGetProcAddress pointers, i.e. through acs's driver
+// wrappers: each operation must still be reported once, by the runtime hook.
+
+void stub_a() {}
+void stub_unregistered() {}
+
+TEST_F(Interposition, ARuntimeLaunchIsReportedOnceWithItsFunction) {
+  fake_cudart_register(reinterpret_cast<const void*>(&stub_a), function(0xa0));
+  int x = 1;
+  void* args[] = {&x};
+  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_a), dim3(1), dim3(1), args, 0, stream(0x42)),
+            cudaSuccess);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].what, recorded::launch);
+  EXPECT_STREQ(e[0].api, "cudaLaunchKernel");
+  EXPECT_EQ(e[0].stream, stream(0x42));
+  EXPECT_EQ(e[0].function, function(0xa0));
+  EXPECT_EQ(e[0].params, args);
+  EXPECT_EQ(e[0].nesting, 1);
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 1u);  // the driver wrapper passed it through
+  EXPECT_STREQ(c[0].name, "cuLaunchKernel");
+}
+
+TEST_F(Interposition, APerThreadRuntimeLaunchKeepsItsDefaultStream) {
+  fake_cudart_register(reinterpret_cast<const void*>(&stub_a), function(0xa0));
+  redirect_(stream(0x99));
+  EXPECT_EQ(cudaLaunchKernel_ptsz(reinterpret_cast<const void*>(&stub_a), dim3(1), dim3(1), nullptr, 0, nullptr),
+            cudaSuccess);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_STREQ(e[0].api, "cudaLaunchKernel_ptsz");
+  EXPECT_EQ(e[0].per_thread, 1);
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_STREQ(c[0].name, "cuLaunchKernel_ptsz");
+  EXPECT_EQ(c[0].stream, stream(0x99));  // re-issued through the same (per-thread) entry point
+}
+
+TEST_F(Interposition, ChevronLaunchesFindTheirFunctionThroughTheDriver) {
+  EXPECT_EQ(__cudaLaunchKernel(reinterpret_cast<cudaKernel_t>(0x1000), dim3(1), dim3(1), nullptr, 0, stream(0x43)),
+            cudaSuccess);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_STREQ(e[0].api, "__cudaLaunchKernel");
+  EXPECT_EQ(e[0].function, function(0x1001));  // the fake's cuKernelGetFunction: kernel + 1
+  EXPECT_EQ(calls().size(), 1u);
+}
+
+TEST_F(Interposition, AFailedFunctionLookupLeavesNoErrorBehind) {
+  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_unregistered), dim3(1), dim3(1), nullptr, 0,
+                             stream(0x42)),
+            cudaSuccess);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].function, nullptr);  // unknown to the runtime: acs could not identify it
+  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+TEST_F(Interposition, APendingErrorIsNeitherOverwrittenNorCleared) {
+  fake_cudart_register(reinterpret_cast<const void*>(&stub_a), function(0xa0));
+  void* p = nullptr;
+  EXPECT_EQ(cudaGetDriverEntryPointByVersion("cuNoSuchFunction", &p, 12000, cudaEnableDefault, nullptr),
+            cudaErrorSymbolNotFound);
+  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_unregistered), dim3(1), dim3(1), nullptr, 0,
+                             stream(0x42)),
+            cudaSuccess);
+  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_a), dim3(1), dim3(1), nullptr, 0, stream(0x42)),
+            cudaSuccess);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorSymbolNotFound);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+TEST_F(Interposition, RuntimeBarriersAndAllocationsAreReportedOnce) {
+  EXPECT_EQ(cudaMemcpyAsync(nullptr, nullptr, 8, cudaMemcpyDeviceToDevice, stream(0x21)), cudaSuccess);
+  void* p = nullptr;
+  EXPECT_EQ(cudaMalloc(&p, 100), cudaSuccess);
+  EXPECT_EQ(cudaFree(p), cudaSuccess);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0].what, recorded::barrier);
+  EXPECT_EQ(e[0].stream, stream(0x21));
+  EXPECT_EQ(e[1].what, recorded::allocated);
+  EXPECT_EQ(e[1].address, reinterpret_cast<std::uint64_t>(p));
+  EXPECT_EQ(e[1].bytes, 100u);
+  EXPECT_EQ(e[2].what, recorded::freed);
+  EXPECT_EQ(e[2].address, reinterpret_cast<std::uint64_t>(p));
+  for (const auto& event : e) EXPECT_EQ(event.nesting, 1);
+  EXPECT_EQ(calls().size(), 3u);
+}
+
+TEST_F(Interposition, RuntimeEntryPointsHandOutWrappers) {
+  void* p = nullptr;
+  ASSERT_EQ(cudaGetDriverEntryPointByVersion("cuLaunchKernel", &p, 12000, cudaEnableDefault, nullptr), cudaSuccess);
+  EXPECT_EQ(p, dlsym(cuda_, "cuLaunchKernel"));
+  EXPECT_NE(p, fake_self_("cuLaunchKernel"));
+}
+
+TEST_F(Interposition, AnotherMajorVersionOfTheRuntimeIsLeftAlone) {
+  // Its entry points may have other signatures under the same names: the runtime hooks carry
+  // libcudart.so.13's symbol version, so a reference made against libcudart.so.12 skips them.
+  void* consumer = dlopen(ACS_TEST_CONSUMER12, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(consumer, nullptr) << dlerror();
+  auto copy = lookup<int (*)()>(consumer, "consumer12_copy");
+  auto* calls12 = lookup<int*>(consumer, "fake_cudart12_calls");
+  ASSERT_TRUE(copy != nullptr && calls12 != nullptr);
+  EXPECT_EQ(copy(), 0);
+  EXPECT_EQ(*calls12, 1);
+  EXPECT_TRUE(events().empty());
+  dlclose(consumer);
+}
+
+TEST_F(Interposition, FunctionsAreNotLookedUpWhileAcsIsInactive) {
+  fake_cudart_register(reinterpret_cast<const void*>(&stub_a), function(0xa0));
+  set_active_(0);
+  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_a), dim3(1), dim3(1), nullptr, 0, stream(0x42)),
+            cudaSuccess);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].what, recorded::launch);
+  EXPECT_EQ(e[0].function, nullptr);
+}
+
+}  // namespace
