@@ -1,0 +1,111 @@
+#include "driver_inference.hpp"
+
+#include <array>
+
+#include "runtime_driver.hpp"
+
+namespace acs::inference {
+
+namespace {
+
+class driver_layout_reader final : public layout_reader {
+ public:
+  bool read(const void* function, param_layout& out) override {
+    const driver::table* cuda = driver::real();
+    if (cuda == nullptr) return false;
+    // cuLaunchKernel accepts a CUkernel cast to CUfunction: try both readers.
+    if (cuda->cuFuncGetParamInfo_ != nullptr &&
+        read_with(cuda->cuFuncGetParamInfo_, static_cast<CUfunction>(const_cast<void*>(function)), out))
+      return true;
+    return cuda->cuKernelGetParamInfo_ != nullptr &&
+           read_with(cuda->cuKernelGetParamInfo_, static_cast<CUkernel>(const_cast<void*>(function)), out);
+  }
+
+ private:
+  // Parameters are counted by asking until the driver says the index is out of
+  // range. A kernel without parameters reads as a failure, which is safe: its
+  // footprint is unknown anyway (it can only work on __device__ variables).
+  template <class Getter, class Handle>
+  static bool read_with(Getter get, Handle handle, param_layout& out) {
+    out.clear();
+    for (std::size_t i = 0; i <= max_param_bytes; ++i) {
+      std::size_t offset = 0, size = 0;
+      const CUresult r = get(handle, i, &offset, &size);
+      if (r == CUDA_ERROR_INVALID_VALUE && i > 0) return true;
+      if (r != CUDA_SUCCESS || offset > max_param_bytes || size > max_param_bytes) return false;
+      out.push_back({static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(size)});
+    }
+    return false;
+  }
+};
+
+// cuPointerGetAttribute costs 1.1 µs on a miss, and the same scalar argument
+// comes back launch after launch: answers are cached per thread, and dropped as
+// soon as any allocation or free changes what they could be.
+class driver_pointer_probe final : public pointer_probe {
+ public:
+  explicit driver_pointer_probe(const allocation_map& allocations) : allocations_(allocations) {}
+
+  bool is_device_pointer(address value) noexcept override {
+    struct answer {
+      std::uint64_t generation = ~std::uint64_t{0};
+      address value = 0;
+      bool device = false;
+    };
+    static constexpr std::size_t slots = 64;
+    thread_local std::array<answer, slots> cache{};
+    const std::uint64_t generation = allocations_.generation();
+    answer& a = cache[(value >> 3 ^ value >> 21) % slots];
+    if (a.generation == generation && a.value == value) return a.device;
+    a = {generation, value, ask_driver(value)};
+    return a.device;
+  }
+
+ private:
+  static bool ask_driver(address value) noexcept {
+    const driver::table* cuda = driver::real();
+    if (cuda == nullptr) return true;  // cannot tell: assume the worst
+    CUdeviceptr start = 0;
+    const CUresult r = cuda->cuPointerGetAttribute_(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                                   static_cast<CUdeviceptr>(value));
+    // INVALID_VALUE: not memory the driver knows. Any other failure: cannot tell.
+    return r != CUDA_ERROR_INVALID_VALUE;
+  }
+
+  const allocation_map& allocations_;
+};
+
+struct process_sources {
+  driver_layout_reader reader;
+  layout_cache layouts{reader};
+  driver_pointer_probe probe{device_allocations()};
+};
+
+process_sources& sources() {
+  static auto* const s = new process_sources;  // never destroyed: hooks run until the end
+  return *s;
+}
+
+}  // namespace
+
+const param_layout* layout_of(CUfunction function) { return sources().layouts.find(function); }
+
+inference_result infer(CUfunction function, void* const* params, void* const* extra, access_set& out) {
+  process_sources& s = sources();
+  return infer(s.layouts.find(function), params, extra, device_allocations(), s.probe, out);
+}
+
+words_status pointer_arguments(CUfunction function, void* const* params, void* const* extra,
+                               std::vector<pointer_argument>& out) {
+  process_sources& s = sources();
+  return pointer_arguments(s.layouts.find(function), params, extra, device_allocations(), s.probe, out);
+}
+
+void functions_unloaded() noexcept {
+  try {
+    sources().layouts.clear();
+  } catch (...) {
+  }
+}
+
+}  // namespace acs::inference

@@ -1,0 +1,45 @@
+#pragma once
+// The scheduler's backend on a real GPU: the unhooked CUDA driver, in one
+// device's primary context.
+//
+// Error-state note. These are driver calls: they never touch the runtime's
+// last-error slot, so cudaGetLastError / cudaPeekAtLastError report what they
+// would without acs, and acs never calls either. A failing bookkeeping call
+// here returns its CUresult to the scheduler, which degrades (launch in place);
+// it creates no sticky error (only a faulting kernel does).
+#include <cuda.h>
+
+#include "backend.hpp"
+#include "dispatch.hpp"
+#include "runtime_driver.hpp"
+
+namespace acs {
+
+// The opaque kernel the scheduler hands back to backend::launch: the hooks'
+// closure, and whether (and with what result) it was issued.
+struct pending_launch {
+  launch_closure closure;
+  bool issued = false;
+  int status = 0;
+};
+
+class cuda_backend final : public backend {
+ public:
+  cuda_backend(const driver::table& cuda, CUcontext context) noexcept : cuda_(cuda), context_(context) {}
+
+  backend_status create_stream(stream_handle* out) override;
+  backend_status create_event(event_handle* out) override;
+  backend_status record_event(event_handle event, stream_handle stream) override;
+  backend_status wait_event(stream_handle stream, event_handle event) override;
+  event_state query_event(event_handle event) override;
+  // `kernel` is a pending_launch: re-issues the application's launch on `stream`.
+  backend_status launch(const void* kernel, stream_handle stream) override;
+  void destroy_stream(stream_handle stream) noexcept override;
+  void destroy_event(event_handle event) noexcept override;
+
+ private:
+  const driver::table& cuda_;
+  CUcontext context_;
+};
+
+}  // namespace acs

@@ -1,0 +1,240 @@
+// The runtime side of dispatch.hpp: what acs does with each call the hooks classify.
+//
+// Launch path, in order (each check is cheap; the first that fails passes the
+// launch through on the application's own stream, untouched):
+//   settings allow it (ACS_DISABLE, CUDA_LAUNCH_BLOCKING) and libcuda is usable;
+//   the stream resolves to a device's primary context;
+//   the hooks identified the kernel;
+//   no capture forbids unsafe calls on this thread, and the stream is not capturing;
+//   the device's scheduler exists (created here at the first launch).
+// Then the footprint is computed and the scheduler dispatches the launch; the
+// backend calls the hooks' closure with a pool stream.
+//
+// A launch passed through is still work issued directly on its stream: later
+// redirected kernels of that stream must follow it, so it is a barrier (rule 2).
+// Barriers and syncs only update the scheduler's bookkeeping (no CUDA call),
+// which is why they need no capture check.
+#include "dispatch.hpp"
+
+#include <atomic>
+
+#include "allocation_map.hpp"
+#include "config.hpp"
+#include "log.hpp"
+#include "runtime_capture.hpp"
+#include "runtime_cuda_backend.hpp"
+#include "runtime_devices.hpp"
+#include "runtime_driver.hpp"
+#include "runtime_footprint.hpp"
+#include "runtime_start.hpp"
+#include "runtime_streams.hpp"
+#include "stats.hpp"
+
+namespace acs {
+
+namespace {
+
+// Counted every time, said once per reason (without a lock: launches on a
+// capturing or foreign stream may come by the thousand).
+void note_reason(pass_reason why) noexcept {
+  stats::count_pass(why);
+  static std::atomic<bool> said[stats::reason_count]{};
+  const auto i = static_cast<std::size_t>(why);
+  if (i >= stats::reason_count || said[i].load(std::memory_order_relaxed) || said[i].exchange(true)) return;
+  switch (why) {
+    case pass_reason::disabled: break;   // said when the settings were read
+    case pass_reason::capturing: break;  // said by capture tracking
+    case pass_reason::cooperative: log::info("cooperative launches pass straight through"); break;
+    case pass_reason::ordering_attribute:
+      log::info("launches with ordering attributes (programmatic dependent launch...) pass straight through");
+      break;
+    case pass_reason::foreign_context:
+      log::info("launches outside a device's primary context (or with no current context) pass straight through");
+      break;
+    case pass_reason::unknown_function:
+      log::warn("a launch whose kernel could not be identified passes straight through");
+      break;
+    case pass_reason::internal_error:
+      log::warn("acs's own bookkeeping failed: launches pass straight through");
+      break;
+    case pass_reason::count_: break;
+  }
+}
+
+void internal_failure(const char* where) noexcept {
+  log::print_once(log_level::warn, where, "acs failed internally in {}; it degrades to pass-through", where);
+}
+
+// Work was issued directly on the application's stream (rule 2).
+void barrier_on(CUstream stream, default_stream zero) {
+  const driver::table* cuda = driver::real();
+  if (cuda == nullptr) return;
+  stream_target t;
+  if (!resolve_stream(*cuda, stream, zero, t) || !t.context->primary) return;
+  device_runtime* rt = t.context->runtime.load(std::memory_order_acquire);
+  if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.barrier(t.stream);
+}
+
+enum class then { barrier, nothing };
+
+int issue_directly(pending_launch& launch, const launch_request& r, pass_reason why, then after) noexcept {
+  launch_passed_through();
+  if (!launch.issued) {
+    launch.status = launch.closure(r.stream);  // exactly as the application asked
+    launch.issued = true;
+  }
+  note_reason(why);
+  if (after == then::barrier) {
+    try {
+      // Resolved after the launch: a first runtime call may have made the context current.
+      barrier_on(r.stream, r.stream_zero);
+    } catch (...) {
+      internal_failure("barrier after a direct launch");
+    }
+  }
+  return launch.status;
+}
+
+// Reused by every launch of a thread: steady state does not allocate.
+declared::launch_footprint& scratch_footprint() {
+  thread_local declared::launch_footprint f;
+  return f;
+}
+
+}  // namespace
+
+bool active() noexcept { return !settings().pass_through() && !driver::unavailable(); }
+
+int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
+  pending_launch launch{issue};
+  device_runtime* rt = nullptr;
+  try {
+    runtime_started();
+    stats::count_kernel();
+    if (!active()) return issue_directly(launch, r, pass_reason::disabled, then::nothing);
+    const driver::table* cuda = driver::real();
+    if (cuda == nullptr) return issue_directly(launch, r, pass_reason::disabled, then::nothing);
+
+    stream_target t;
+    if (!resolve_stream(*cuda, r.stream, r.stream_zero, t))
+      return issue_directly(launch, r, pass_reason::foreign_context, then::barrier);
+    if (!t.context->primary) return issue_directly(launch, r, pass_reason::foreign_context, then::nothing);
+    if (r.function == nullptr) return issue_directly(launch, r, pass_reason::unknown_function, then::barrier);
+
+    const unsafe_section section;
+    if (!section.allowed() || stream_capturing(*cuda, reinterpret_cast<CUstream>(t.stream.handle)))
+      return issue_directly(launch, r, pass_reason::capturing, then::barrier);
+
+    rt = runtime_for_launch(*cuda, *t.context);
+    if (rt == nullptr || rt->broken.load(std::memory_order_relaxed))
+      return issue_directly(launch, r, pass_reason::internal_error, then::nothing);
+
+    declared::launch_footprint& footprint = scratch_footprint();
+    plan_launch(r, footprint);
+    if (footprint.barrier_before) rt->sched.barrier(t.stream);  // acs_barrier()
+    return rt->sched.launch(t.stream, footprint.access, &launch, footprint.group);
+  } catch (...) {
+    // The scheduler's state may be inconsistent: this device passes through from
+    // now on. Every kernel it dispatched was joined into its stream, so the
+    // application's order holds.
+    if (rt != nullptr) rt->broken.store(true, std::memory_order_relaxed);
+    return issue_directly(launch, r, pass_reason::internal_error, then::nothing);
+  }
+}
+
+void launched_directly(CUstream stream, default_stream stream_zero, pass_reason why) noexcept {
+  runtime_started();
+  launch_passed_through();
+  stats::count_kernel();
+  note_reason(why);
+  if (!active()) return;
+  try {
+    barrier_on(stream, stream_zero);
+  } catch (...) {
+    internal_failure("launched_directly");
+  }
+}
+
+void stream_barrier(CUstream stream, default_stream stream_zero) noexcept {
+  runtime_started();
+  if (!active()) return;
+  try {
+    barrier_on(stream, stream_zero);
+  } catch (...) {
+    internal_failure("stream_barrier");
+  }
+}
+
+void stream_synchronized(CUstream stream, default_stream stream_zero) noexcept {
+  runtime_started();
+  if (!active()) return;
+  try {
+    const driver::table* cuda = driver::real();
+    stream_target t;
+    if (cuda == nullptr || !resolve_stream(*cuda, stream, stream_zero, t) || !t.context->primary) return;
+    device_runtime* rt = t.context->runtime.load(std::memory_order_acquire);
+    if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.synchronized(t.stream.key);
+  } catch (...) {
+    internal_failure("stream_synchronized");
+  }
+}
+
+// cudaDeviceSynchronize and cuCtxSynchronize wait for the current context only:
+// other devices' schedulers keep their entries.
+void device_synchronized() noexcept {
+  runtime_started();
+  if (!active()) return;
+  try {
+    const driver::table* cuda = driver::real();
+    context_entry* e = cuda != nullptr ? current_context(*cuda) : nullptr;
+    if (e == nullptr || !e->primary) return;
+    device_runtime* rt = e->runtime.load(std::memory_order_acquire);
+    if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.device_synchronized();
+  } catch (...) {
+    internal_failure("device_synchronized");
+  }
+}
+
+void stream_destroyed(CUstream stream) noexcept {
+  runtime_started();
+  if (!active() || stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD) return;
+  try {
+    stream_target was;
+    forget_stream(stream, was);
+    // Every scheduler, not only the one it was cached for: cheap, and robust
+    // should the cache have missed it.
+    for (device_runtime* rt : all_runtimes()) rt->sched.forget(reinterpret_cast<std::uintptr_t>(stream));
+  } catch (...) {
+    internal_failure("stream_destroyed");
+  }
+}
+
+void context_destroyed(CUcontext context) noexcept {
+  try {
+    if (const context_entry* e = forget_context(context)) forget_streams_of(e);
+  } catch (...) {
+    internal_failure("context_destroyed");
+  }
+}
+
+void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept {
+  runtime_started();
+  if (!active()) return;
+  try {
+    device_allocations().insert(base, bytes);
+  } catch (...) {
+    internal_failure("memory_allocated");
+  }
+}
+
+void memory_freed(CUdeviceptr base) noexcept {
+  runtime_started();
+  if (!active()) return;
+  try {
+    device_allocations().erase(base);
+  } catch (...) {
+    internal_failure("memory_freed");
+  }
+}
+
+}  // namespace acs

@@ -1,0 +1,101 @@
+#include "runtime_driver.hpp"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "log.hpp"
+
+namespace acs::driver {
+
+namespace {
+
+using dlsym_fn = void* (*)(void*, const char*);
+
+// libc's dlsym, never the one libacs exports: looked up by symbol version.
+dlsym_fn real_dlsym() noexcept {
+  for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"})
+    if (void* f = dlvsym(RTLD_NEXT, "dlsym", version)) return reinterpret_cast<dlsym_fn>(f);
+  return nullptr;
+}
+
+enum class outcome { ready, not_loaded, failed };
+
+outcome resolve_all(table& t) noexcept;
+
+// acs's own look-ups fail on purpose (libcuda not loaded yet, symbol versions
+// probed): the application must not find their messages in dlerror().
+outcome resolve(table& t) noexcept {
+  const outcome o = resolve_all(t);
+  dlerror();
+  return o;
+}
+
+outcome resolve_all(table& t) noexcept {
+  void* cuda = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY);
+  if (cuda == nullptr) return outcome::not_loaded;
+  const dlsym_fn lookup = real_dlsym();
+  if (lookup == nullptr) {
+    log::warn_once("driver:dlsym", "cannot find libc's dlsym: acs passes every call straight through");
+    return outcome::failed;
+  }
+  const auto get_proc = reinterpret_cast<PFN_cuGetProcAddress_v12000>(lookup(cuda, "cuGetProcAddress_v2"));
+  if (get_proc == nullptr) {
+    log::warn_once("driver:gpa", "libcuda has no cuGetProcAddress_v2 (driver older than CUDA 12): "
+                                 "acs passes every call straight through");
+    return outcome::failed;
+  }
+  bool complete = true;
+#define ACS_DRIVER_RESOLVE(name, version, required)                                              \
+  {                                                                                              \
+    void* fn = nullptr;                                                                          \
+    CUdriverProcAddressQueryResult found{};                                                      \
+    if (get_proc(#name, &fn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found) != CUDA_SUCCESS || \
+        found != CU_GET_PROC_ADDRESS_SUCCESS)                                                    \
+      fn = nullptr;                                                                              \
+    t.name##_ = reinterpret_cast<PFN_##name##_v##version>(fn);                                   \
+    if (fn == nullptr) {                                                                         \
+      if (required) complete = false;                                                            \
+      log::print_once(required ? log_level::warn : log_level::info, "driver:" #name,             \
+                      "the CUDA driver does not provide {} (ABI {}){}", #name, version,          \
+                      required ? ": acs passes every call straight through"                      \
+                               : ": some features are unavailable");                             \
+    }                                                                                            \
+  }
+  ACS_RUNTIME_DRIVER_FUNCTIONS(ACS_DRIVER_RESOLVE)
+#undef ACS_DRIVER_RESOLVE
+  return complete ? outcome::ready : outcome::failed;
+}
+
+std::atomic<bool> failed{false};
+std::atomic<const table*> ready{nullptr};
+
+}  // namespace
+
+void use_for_testing(const table* fake) noexcept {
+  ready.store(fake, std::memory_order_release);
+  failed.store(false, std::memory_order_relaxed);
+}
+
+bool unavailable() noexcept { return failed.load(std::memory_order_relaxed); }
+
+const table* real() noexcept {
+  if (const table* t = ready.load(std::memory_order_acquire)) return t;
+  if (failed.load(std::memory_order_relaxed)) return nullptr;
+  // Not resolved yet: libcuda may simply not be loaded so far, so failure to
+  // find it is not final. Anything else is.
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  if (const table* t = ready.load(std::memory_order_acquire)) return t;
+  if (failed.load(std::memory_order_relaxed)) return nullptr;
+  static table storage;
+  switch (resolve(storage)) {
+    case outcome::ready: ready.store(&storage, std::memory_order_release); return &storage;
+    case outcome::failed: failed.store(true, std::memory_order_relaxed); return nullptr;
+    case outcome::not_loaded: return nullptr;
+  }
+  return nullptr;
+}
+
+}  // namespace acs::driver

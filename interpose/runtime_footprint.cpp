@@ -1,0 +1,57 @@
+#include "runtime_footprint.hpp"
+
+#include "config.hpp"
+#include "driver_inference.hpp"
+#include "log.hpp"
+
+// Weak: see runtime_footprint.hpp.
+namespace acs::declared {
+bool take(CUfunction function, void** params, launch_footprint& out, void** extra) noexcept
+    __attribute__((weak));
+void discard_pending() noexcept __attribute__((weak));
+void connect(const runtime_services& services) noexcept __attribute__((weak));
+}  // namespace acs::declared
+
+namespace acs {
+
+void launch_passed_through() noexcept {
+  if (declared::discard_pending != nullptr) declared::discard_pending();
+}
+
+void connect_annotations(const declared::runtime_services& services) noexcept {
+  if (declared::connect != nullptr) declared::connect(services);
+}
+
+void plan_launch(const launch_request& request, declared::launch_footprint& out) {
+  if (declared::take != nullptr) {
+    if (declared::take(request.function, request.params, out, request.extra)) return;
+  } else {
+    out.group = 0;
+    out.declared = out.exact = out.barrier_before = false;
+  }
+  access_set& access = out.access;
+  if (settings().infer == infer_mode::off) {
+    access.reads.clear();
+    access.writes.assign(1, whole_address_space);
+    return;
+  }
+  const inference::inference_result r = inference::infer(request.function, request.params, request.extra, access);
+  if (r == inference::inference_result::inferred) return;
+  ACS_LOG_DEBUG("{} of function {}: footprint unknown ({}); it waits for everything before it", request.api,
+                static_cast<const void*>(request.function), inference::to_string(r));
+  switch (r) {
+    case inference::inference_result::unknown_pointer:
+      log::print_once(log_level::info, "infer:unknown_pointer",
+                      "a kernel argument points into device memory acs did not see allocated: such "
+                      "kernels are ordered after everything before them");
+      break;
+    case inference::inference_result::no_layout:
+      log::print_once(log_level::info, "infer:no_layout",
+                      "a kernel's parameter layout cannot be read: such kernels are ordered after "
+                      "everything before them");
+      break;
+    default: break;
+  }
+}
+
+}  // namespace acs

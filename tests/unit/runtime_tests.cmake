@@ -1,0 +1,12 @@
+# Unit tests of the runtime pieces, owned with src/: settings (test_config*),
+# the allocation map (test_allocation_map*) and footprint inference
+# (test_inference*), and the runtime side of dispatch.hpp on a simulated driver
+# (test_runtime_dispatch). CPU only: the driver is never called (layouts and pointer
+# probes are faked). Included by tests/unit/CMakeLists.txt.
+add_executable(acs_runtime_unit_tests
+  ${CMAKE_CURRENT_LIST_DIR}/test_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_allocation_map.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_inference.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_runtime_dispatch.cpp)
+target_link_libraries(acs_runtime_unit_tests PRIVATE acs_runtime acs_warnings GTest::gtest_main)
+gtest_discover_tests(acs_runtime_unit_tests PROPERTIES LABELS "unit")

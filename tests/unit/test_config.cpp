@@ -1,0 +1,228 @@
+// Settings: every variable parsed, validated, and every rejected value reported
+// exactly once with the variable, the bad value and the value used instead.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+
+namespace acs {
+namespace {
+
+using vars = std::map<std::string, std::string>;
+
+config parse(const vars& env, std::vector<config_issue>* issues = nullptr) {
+  return parse_config(
+      [&](const char* name) -> const char* {
+        const auto it = env.find(name);
+        return it == env.end() ? nullptr : it->second.c_str();
+      },
+      issues);
+}
+
+// The setting a variable controls, spelled as config_issue::used spells it.
+std::string setting(const config& c, const std::string& variable) {
+  if (variable == "ACS_WINDOW") return std::to_string(c.window);
+  if (variable == "ACS_STREAMS") return std::to_string(c.streams);
+  if (variable == "ACS_DISABLE") return c.disable ? "1" : "0";
+  if (variable == "ACS_STATS") return c.stats ? "1" : "0";
+  if (variable == "ACS_CHECK") return c.check ? "1" : "0";
+  if (variable == "ACS_LOG_LEVEL") return std::string(to_string(c.log));
+  if (variable == "ACS_INFER") return c.infer == infer_mode::alloc ? "alloc" : "off";
+  ADD_FAILURE() << "no setting for " << variable;
+  return {};
+}
+
+TEST(config, defaults_when_nothing_is_set) {
+  std::vector<config_issue> issues;
+  const config c = parse({}, &issues);
+  EXPECT_TRUE(issues.empty());
+  EXPECT_EQ(c.window, 32u);
+  EXPECT_EQ(c.streams, 16u);
+  EXPECT_FALSE(c.disable);
+  EXPECT_FALSE(c.launch_blocking);
+  EXPECT_FALSE(c.pass_through());
+  EXPECT_EQ(c.log, log_level::warn);
+  EXPECT_FALSE(c.stats);
+  EXPECT_EQ(c.infer, infer_mode::alloc);
+  EXPECT_FALSE(c.check);
+  EXPECT_TRUE(c.trace.empty());
+}
+
+TEST(config, valid_values_are_taken) {
+  std::vector<config_issue> issues;
+  const config c = parse({{"ACS_WINDOW", "1024"},
+                          {"ACS_STREAMS", "1"},
+                          {"ACS_DISABLE", "1"},
+                          {"ACS_LOG_LEVEL", "debug"},
+                          {"ACS_STATS", "1"},
+                          {"ACS_INFER", "off"},
+                          {"ACS_CHECK", "1"},
+                          {"ACS_TRACE", "/tmp/acs.trace"}},
+                         &issues);
+  EXPECT_TRUE(issues.empty());
+  EXPECT_EQ(c.window, 1024u);
+  EXPECT_EQ(c.streams, 1u);
+  EXPECT_TRUE(c.disable);
+  EXPECT_TRUE(c.pass_through());
+  EXPECT_EQ(c.log, log_level::debug);
+  EXPECT_TRUE(c.stats);
+  EXPECT_EQ(c.infer, infer_mode::off);
+  EXPECT_TRUE(c.check);
+  EXPECT_EQ(c.trace, "/tmp/acs.trace");
+}
+
+TEST(config, bounds_are_accepted) {
+  std::vector<config_issue> issues;
+  EXPECT_EQ(parse({{"ACS_WINDOW", "1"}, {"ACS_STREAMS", "64"}}, &issues).window, 1u);
+  EXPECT_EQ(parse({{"ACS_STREAMS", "64"}}, &issues).streams, 64u);
+  EXPECT_TRUE(issues.empty());
+}
+
+TEST(config, empty_value_is_the_same_as_unset) {
+  std::vector<config_issue> issues;
+  const config c = parse({{"ACS_WINDOW", ""}, {"ACS_LOG_LEVEL", ""}, {"ACS_DISABLE", ""}}, &issues);
+  EXPECT_TRUE(issues.empty());
+  EXPECT_EQ(c.window, 32u);
+  EXPECT_EQ(c.log, log_level::warn);
+  EXPECT_FALSE(c.disable);
+}
+
+TEST(config, spaces_and_plus_sign_around_numbers_are_accepted) {
+  std::vector<config_issue> issues;
+  EXPECT_EQ(parse({{"ACS_WINDOW", " 64 "}}, &issues).window, 64u);
+  EXPECT_EQ(parse({{"ACS_WINDOW", "+8"}}, &issues).window, 8u);
+  EXPECT_TRUE(issues.empty());
+}
+
+TEST(config, booleans_take_common_spellings_in_any_case) {
+  for (const char* yes : {"1", "true", "TRUE", "yes", "On"}) {
+    std::vector<config_issue> issues;
+    EXPECT_TRUE(parse({{"ACS_STATS", yes}}, &issues).stats) << yes;
+    EXPECT_TRUE(issues.empty()) << yes;
+  }
+  for (const char* no : {"0", "false", "No", "OFF"}) {
+    std::vector<config_issue> issues;
+    EXPECT_FALSE(parse({{"ACS_STATS", no}}, &issues).stats) << no;
+    EXPECT_TRUE(issues.empty()) << no;
+  }
+}
+
+TEST(config, log_levels_are_case_insensitive_with_spdlog_aliases) {
+  const std::pair<const char*, log_level> cases[] = {
+      {"trace", log_level::trace}, {"DEBUG", log_level::debug}, {"Info", log_level::info},
+      {"warn", log_level::warn},   {"warning", log_level::warn}, {"error", log_level::error},
+      {"err", log_level::error},   {"critical", log_level::critical}, {"off", log_level::off}};
+  for (const auto& [name, level] : cases) {
+    std::vector<config_issue> issues;
+    EXPECT_EQ(parse({{"ACS_LOG_LEVEL", name}}, &issues).log, level) << name;
+    EXPECT_TRUE(issues.empty()) << name;
+  }
+}
+
+struct rejected {
+  const char* variable;
+  const char* value;
+  const char* used;
+};
+
+std::ostream& operator<<(std::ostream& os, const rejected& r) {
+  return os << r.variable << "='" << r.value << "' -> " << r.used;
+}
+
+class config_rejects : public testing::TestWithParam<rejected> {};
+
+TEST_P(config_rejects, with_one_issue_naming_variable_value_and_replacement) {
+  const rejected& r = GetParam();
+  std::vector<config_issue> issues;
+  const config c = parse({{r.variable, r.value}}, &issues);
+  ASSERT_EQ(issues.size(), 1u);
+  const config_issue& i = issues.front();
+  EXPECT_EQ(i.variable, r.variable);
+  EXPECT_EQ(i.value, r.value);
+  EXPECT_EQ(i.used, r.used);
+  EXPECT_NE(i.message.find(r.variable), std::string::npos) << i.message;
+  EXPECT_NE(i.message.find(std::string("'") + r.value + "'"), std::string::npos) << i.message;
+  EXPECT_NE(i.message.find(std::string("using ") + r.used), std::string::npos) << i.message;
+  // And the value used is the one the issue announces.
+  EXPECT_EQ(setting(c, r.variable), r.used);
+}
+
+std::string case_name(const testing::TestParamInfo<rejected>& info) {
+  return std::string(info.param.variable) + "_" + std::to_string(info.index);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    malformed, config_rejects,
+    testing::Values(rejected{"ACS_WINDOW", "abc", "32"}, rejected{"ACS_WINDOW", "32x", "32"},
+                    rejected{"ACS_WINDOW", "0x20", "32"}, rejected{"ACS_WINDOW", "1.5", "32"},
+                    rejected{"ACS_WINDOW", "-", "32"}, rejected{"ACS_WINDOW", "3 2", "32"},
+                    rejected{"ACS_STREAMS", "many", "16"}, rejected{"ACS_DISABLE", "2", "0"},
+                    rejected{"ACS_DISABLE", "yes please", "0"}, rejected{"ACS_STATS", "maybe", "0"},
+                    rejected{"ACS_CHECK", "x", "0"}, rejected{"ACS_LOG_LEVEL", "loud", "warn"},
+                    rejected{"ACS_LOG_LEVEL", "3", "warn"}, rejected{"ACS_INFER", "always", "alloc"},
+                    rejected{"ACS_INFER", "on", "alloc"}),
+    case_name);
+
+INSTANTIATE_TEST_SUITE_P(
+    out_of_range, config_rejects,
+    testing::Values(rejected{"ACS_WINDOW", "0", "1"}, rejected{"ACS_WINDOW", "1025", "1024"},
+                    rejected{"ACS_WINDOW", "-3", "1"}, rejected{"ACS_WINDOW", "-0", "1"},
+                    rejected{"ACS_WINDOW", "99999999999999999999999", "1024"},
+                    rejected{"ACS_STREAMS", "0", "1"}, rejected{"ACS_STREAMS", "65", "64"},
+                    rejected{"ACS_STREAMS", "4294967296", "64"}),
+    case_name);
+
+TEST(config, several_bad_variables_give_one_issue_each) {
+  std::vector<config_issue> issues;
+  parse({{"ACS_WINDOW", "big"},
+         {"ACS_STREAMS", "0"},
+         {"ACS_DISABLE", "perhaps"},
+         {"ACS_LOG_LEVEL", "chatty"},
+         {"ACS_STATS", "2"},
+         {"ACS_INFER", "guess"},
+         {"ACS_CHECK", "?"}},
+        &issues);
+  std::map<std::string, int> per_variable;
+  for (const config_issue& i : issues) ++per_variable[i.variable];
+  EXPECT_EQ(issues.size(), 7u);
+  for (const char* v :
+       {"ACS_WINDOW", "ACS_STREAMS", "ACS_DISABLE", "ACS_LOG_LEVEL", "ACS_STATS", "ACS_INFER", "ACS_CHECK"})
+    EXPECT_EQ(per_variable[v], 1) << v;
+}
+
+TEST(config, cuda_launch_blocking_passes_everything_through_without_an_issue) {
+  std::vector<config_issue> issues;
+  EXPECT_TRUE(parse({{"CUDA_LAUNCH_BLOCKING", "1"}}, &issues).pass_through());
+  EXPECT_FALSE(parse({{"CUDA_LAUNCH_BLOCKING", "0"}}, &issues).pass_through());
+  EXPECT_FALSE(parse({{"CUDA_LAUNCH_BLOCKING", "no"}}, &issues).pass_through());  // CUDA reads it as 0
+  EXPECT_TRUE(issues.empty());
+}
+
+TEST(config, device_connections_follow_the_pool_up_to_32) {
+  EXPECT_EQ(parse({}).device_connections(), 16u);
+  EXPECT_EQ(parse({{"ACS_STREAMS", "4"}}).device_connections(), 4u);
+  EXPECT_EQ(parse({{"ACS_STREAMS", "32"}}).device_connections(), 32u);
+  EXPECT_EQ(parse({{"ACS_STREAMS", "64"}}).device_connections(), 32u);
+}
+
+TEST(config, device_connections_are_set_only_when_unset_and_active) {
+  EXPECT_EQ(device_connections_to_set(parse({}), nullptr), "16");
+  EXPECT_EQ(device_connections_to_set(parse({{"ACS_STREAMS", "48"}}), nullptr), "32");
+  EXPECT_EQ(device_connections_to_set(parse({}), ""), "16");
+  // The user's own value stands, even one that serialises the pool (Megatron sets 1).
+  EXPECT_EQ(device_connections_to_set(parse({}), "1"), std::nullopt);
+  EXPECT_EQ(device_connections_to_set(parse({{"ACS_DISABLE", "1"}}), nullptr), std::nullopt);
+  EXPECT_EQ(device_connections_to_set(parse({{"CUDA_LAUNCH_BLOCKING", "1"}}), nullptr), std::nullopt);
+}
+
+TEST(config, settings_of_the_process_are_read_once) {
+  const config& first = settings();
+  const config& second = settings();
+  EXPECT_EQ(&first, &second);
+}
+
+}  // namespace
+}  // namespace acs

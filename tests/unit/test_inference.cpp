@@ -1,0 +1,377 @@
+// Footprint inference from kernel arguments, with a synthetic parameter layout,
+// allocation map and pointer probe: no driver involved.
+#include <gtest/gtest.h>
+
+#include <cuda.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "inference.hpp"
+
+namespace acs::inference {
+namespace {
+
+constexpr address alloc_a = 0x7f10'0000'0000;  // 1 MiB
+constexpr address alloc_b = 0x7f10'0020'0000;  // 4 KiB
+constexpr byte_range range_a{alloc_a, alloc_a + (1 << 20) - 1};
+constexpr byte_range range_b{alloc_b, alloc_b + 4095};
+
+class fake_probe final : public pointer_probe {
+ public:
+  std::set<address> device;  // device memory the map does not know
+  int calls = 0;
+  bool is_device_pointer(address v) noexcept override {
+    ++calls;
+    return device.count(v) != 0;
+  }
+};
+
+class inference_test : public testing::Test {
+ protected:
+  inference_test() {
+    map.insert(alloc_a, 1 << 20);
+    map.insert(alloc_b, 4096);
+  }
+  inference_result run(const param_layout* layout, void* const* params, void* const* extra = nullptr) {
+    return infer(layout, params, extra, map, probe, out);
+  }
+  static bool is_everything(const access_set& s) {
+    return s.reads.empty() && s.writes.size() == 1 && s.writes[0] == whole_address_space;
+  }
+
+  allocation_map map;
+  fake_probe probe;
+  access_set out;
+};
+
+// saxpy-like: (float* x, float* y, int n)
+const param_layout two_pointers_and_int{{0, 8}, {8, 8}, {16, 4}};
+
+TEST_F(inference_test, pointer_arguments_make_their_whole_allocations_read_and_written) {
+  address x = alloc_a, y = alloc_b + 100;  // y points into the middle of b
+  int n = 1000;
+  void* params[] = {&x, &y, &n};
+  ASSERT_EQ(run(&two_pointers_and_int, params), inference_result::inferred);
+  EXPECT_EQ(out.reads, (std::vector<byte_range>{range_a, range_b}));
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b}));
+  EXPECT_EQ(probe.calls, 0);
+}
+
+TEST_F(inference_test, an_allocation_named_twice_appears_once) {
+  address x = alloc_a, y = alloc_a + 4096;
+  int n = 1;
+  void* params[] = {&x, &y, &n};
+  ASSERT_EQ(run(&two_pointers_and_int, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
+  EXPECT_EQ(out.reads, (std::vector<byte_range>{range_a}));
+}
+
+TEST_F(inference_test, output_is_cleared_before_use) {
+  out.read_write(0x1000, 16);
+  address x = alloc_b, y = alloc_b;
+  int n = 1;
+  void* params[] = {&x, &y, &n};
+  ASSERT_EQ(run(&two_pointers_and_int, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_b}));
+}
+
+TEST_F(inference_test, kernel_with_only_scalars_conflicts_with_everything) {
+  // (size_t n, int k): nothing points into a known allocation; whatever it
+  // writes (a __device__ variable, say) is invisible.
+  const param_layout layout{{0, 8}, {8, 4}};
+  std::uint64_t n = 1 << 20;
+  int k = 3;
+  void* params[] = {&n, &k};
+  EXPECT_EQ(run(&layout, params), inference_result::no_allocation);
+  EXPECT_TRUE(is_everything(out));
+}
+
+TEST_F(inference_test, null_pointer_argument_alone_conflicts_with_everything) {
+  address x = 0, y = 0;
+  int n = 0;
+  void* params[] = {&x, &y, &n};
+  EXPECT_EQ(run(&two_pointers_and_int, params), inference_result::no_allocation);
+  EXPECT_TRUE(is_everything(out));
+  EXPECT_EQ(probe.calls, 0);  // 0 is not a plausible address
+}
+
+TEST_F(inference_test, pointer_into_unseen_device_memory_conflicts_with_everything) {
+  address x = alloc_a, y = 0x7f20'0000'0000;
+  probe.device.insert(y);
+  int n = 1;
+  void* params[] = {&x, &y, &n};
+  EXPECT_EQ(run(&two_pointers_and_int, params), inference_result::unknown_pointer);
+  EXPECT_TRUE(is_everything(out));
+  EXPECT_EQ(probe.calls, 1);
+}
+
+TEST_F(inference_test, plausible_scalar_the_driver_rejects_is_not_a_pointer) {
+  address x = alloc_a;
+  std::uint64_t count = 5'000'000;  // in pointer range, but not memory
+  int n = 1;
+  void* params[] = {&x, &count, &n};
+  EXPECT_EQ(run(&two_pointers_and_int, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
+  EXPECT_EQ(probe.calls, 1);
+}
+
+TEST_F(inference_test, values_outside_user_space_are_never_probed) {
+  // (float* x, double alpha, std::uint64_t seed, std::uint64_t small)
+  const param_layout layout{{0, 8}, {8, 8}, {16, 8}, {24, 8}};
+  address x = alloc_b;
+  double alpha = 1.0;                     // 0x3ff0... : above 2^57
+  std::uint64_t seed = 0xdeadbeefcafef00d;  // above 2^57
+  std::uint64_t small = 4096;             // below 64 KiB
+  void* params[] = {&x, &alpha, &seed, &small};
+  EXPECT_EQ(run(&layout, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_b}));
+  EXPECT_EQ(probe.calls, 0);
+}
+
+TEST_F(inference_test, four_byte_parameters_are_not_pointers) {
+  // (int lo, int hi, float* x): lo and hi together would spell alloc_b, but are separate.
+  const param_layout layout{{0, 4}, {4, 4}, {8, 8}};
+  auto lo = static_cast<std::uint32_t>(alloc_b), hi = static_cast<std::uint32_t>(alloc_b >> 32);
+  address x = alloc_a;
+  void* params[] = {&lo, &hi, &x};
+  EXPECT_EQ(run(&layout, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
+}
+
+TEST_F(inference_test, pointers_inside_struct_parameters_are_found) {
+  struct args {
+    int n;
+    float* in;
+    float* out;
+    double scale;
+  };
+  static_assert(sizeof(args) == 32);
+  const param_layout layout{{0, 32}};
+  args a{};
+  a.n = 7;
+  a.in = reinterpret_cast<float*>(alloc_a + 64);
+  a.out = reinterpret_cast<float*>(alloc_b);
+  a.scale = 2.0;
+  void* params[] = {&a};
+  EXPECT_EQ(run(&layout, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b}));
+}
+
+TEST_F(inference_test, parameters_off_8_byte_alignment_cannot_hold_pointers) {
+  // (int n, int3 v, float* x): v sits at offset 4; its bytes 4..11 spell alloc_b
+  // but a 4-byte-aligned parameter cannot contain an aligned pointer.
+  const param_layout layout{{0, 4}, {4, 12}, {16, 8}};
+  int n = 1;
+  unsigned char v[12] = {};
+  const address b = alloc_b;
+  std::memcpy(v + 4, &b, 8);
+  address x = alloc_a;
+  void* params[] = {&n, v, &x};
+  EXPECT_EQ(run(&layout, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
+}
+
+TEST_F(inference_test, pointer_just_outside_an_allocation_adds_it) {
+  // Fortran-style base `a - 1` and an end pointer one past b.
+  address before_a = alloc_a - 4, past_b = alloc_b + 4096;
+  int n = 1;
+  void* params[] = {&before_a, &past_b, &n};
+  EXPECT_EQ(run(&two_pointers_and_int, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b}));
+  EXPECT_EQ(probe.calls, 2);  // the driver is still asked: the word may be unseen memory
+}
+
+TEST_F(inference_test, unknown_layout_conflicts_with_everything) {
+  address x = alloc_a;
+  void* params[] = {&x};
+  EXPECT_EQ(run(nullptr, params), inference_result::no_layout);
+  EXPECT_TRUE(is_everything(out));
+}
+
+TEST_F(inference_test, null_parameter_pointer_is_unreadable) {
+  address x = alloc_a;
+  int n = 0;
+  void* params[] = {&x, nullptr, &n};
+  EXPECT_EQ(run(&two_pointers_and_int, params), inference_result::unreadable);
+  EXPECT_TRUE(is_everything(out));
+}
+
+TEST_F(inference_test, params_and_extra_together_are_unreadable) {
+  address x = alloc_a, y = alloc_b;
+  int n = 0;
+  void* params[] = {&x, &y, &n};
+  void* extra[] = {CU_LAUNCH_PARAM_END};
+  EXPECT_EQ(run(&two_pointers_and_int, params, extra), inference_result::unreadable);
+  EXPECT_TRUE(is_everything(out));
+}
+
+TEST_F(inference_test, no_arguments_at_all_needs_an_empty_layout) {
+  EXPECT_EQ(run(nullptr, nullptr), inference_result::no_layout);
+  EXPECT_EQ(run(&two_pointers_and_int, nullptr), inference_result::unreadable);
+  const param_layout none;
+  EXPECT_EQ(run(&none, nullptr), inference_result::no_allocation);
+  EXPECT_TRUE(is_everything(out));
+}
+
+// The `extra` form: one buffer in device layout.
+struct packed_args {
+  alignas(8) unsigned char bytes[24] = {};
+  std::size_t size = sizeof bytes;
+  void put(std::size_t offset, address v) { std::memcpy(bytes + offset, &v, 8); }
+};
+
+TEST_F(inference_test, extra_buffer_is_read_through_the_layout) {
+  packed_args buf;
+  buf.put(0, alloc_a);
+  buf.put(8, alloc_b);
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf.bytes, CU_LAUNCH_PARAM_BUFFER_SIZE, &buf.size,
+                   CU_LAUNCH_PARAM_END};
+  EXPECT_EQ(run(&two_pointers_and_int, nullptr, extra), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b}));
+}
+
+TEST_F(inference_test, extra_buffer_without_layout_is_scanned_whole) {
+  packed_args buf;
+  buf.put(16, alloc_b);
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_SIZE, &buf.size, CU_LAUNCH_PARAM_BUFFER_POINTER, buf.bytes,
+                   CU_LAUNCH_PARAM_END};
+  EXPECT_EQ(run(nullptr, nullptr, extra), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_b}));
+}
+
+TEST_F(inference_test, extra_that_cannot_be_parsed_conflicts_with_everything) {
+  packed_args buf;
+  buf.put(0, alloc_a);
+  void* unknown_key[] = {reinterpret_cast<void*>(0x7), buf.bytes, CU_LAUNCH_PARAM_END};
+  EXPECT_EQ(run(&two_pointers_and_int, nullptr, unknown_key), inference_result::bad_extra);
+  EXPECT_TRUE(is_everything(out));
+  void* no_size[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf.bytes, CU_LAUNCH_PARAM_END};
+  EXPECT_EQ(run(&two_pointers_and_int, nullptr, no_size), inference_result::bad_extra);
+  std::size_t short_size = 8;  // the layout needs 20 bytes
+  void* too_short[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf.bytes, CU_LAUNCH_PARAM_BUFFER_SIZE, &short_size,
+                       CU_LAUNCH_PARAM_END};
+  EXPECT_EQ(run(&two_pointers_and_int, nullptr, too_short), inference_result::bad_extra);
+  EXPECT_TRUE(is_everything(out));
+}
+
+TEST_F(inference_test, argument_words_report_parameter_and_device_offset) {
+  const param_layout layout{{0, 4}, {8, 24}};
+  int n = 0;
+  std::uint64_t s[3] = {11, 22, 33};
+  void* params[] = {&n, s};
+  std::vector<argument_word> words;
+  ASSERT_EQ(argument_words(&layout, params, nullptr, words), words_status::ok);
+  ASSERT_EQ(words.size(), 3u);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(words[i].param, 1u);
+    EXPECT_EQ(words[i].offset, 8 + 8 * i);
+    EXPECT_EQ(words[i].value, s[i]);
+  }
+}
+
+TEST_F(inference_test, pointer_arguments_list_what_may_be_pointers) {
+  const param_layout layout{{0, 8}, {8, 8}, {16, 8}, {24, 8}};
+  address inside = alloc_a + 8, near = alloc_b + 4100, unseen = 0x7f30'0000'0000;
+  std::uint64_t scalar = 12;
+  probe.device.insert(unseen);
+  void* params[] = {&inside, &near, &unseen, &scalar};
+  std::vector<pointer_argument> args;
+  ASSERT_EQ(pointer_arguments(&layout, params, nullptr, map, probe, args), words_status::ok);
+  ASSERT_EQ(args.size(), 3u);
+  EXPECT_EQ(args[0].word.param, 0u);
+  EXPECT_EQ(args[0].allocation, range_a);
+  EXPECT_TRUE(args[0].inside);
+  EXPECT_FALSE(args[0].unseen);
+  EXPECT_EQ(args[1].word.param, 1u);
+  EXPECT_EQ(args[1].allocation, range_b);
+  EXPECT_FALSE(args[1].inside);
+  EXPECT_EQ(args[2].word.param, 2u);
+  EXPECT_FALSE(args[2].allocation.has_value());
+  EXPECT_TRUE(args[2].unseen);
+}
+
+TEST(param_layout, plausibility) {
+  EXPECT_TRUE(plausible_layout({{0, 8}, {8, 4}}));
+  EXPECT_TRUE(plausible_layout({{0, 4}, {8, 8}}));  // padding between
+  EXPECT_FALSE(plausible_layout({}));
+  EXPECT_FALSE(plausible_layout({{0, 0}}));
+  EXPECT_FALSE(plausible_layout({{0, 8}, {4, 8}}));  // overlap
+  EXPECT_FALSE(plausible_layout({{8, 8}, {0, 8}}));  // out of order
+  EXPECT_FALSE(plausible_layout({{max_param_bytes - 4, 8}}));
+}
+
+class fake_reader final : public layout_reader {
+ public:
+  std::map<const void*, param_layout> layouts;
+  int reads = 0;
+  bool read(const void* function, param_layout& out) override {
+    ++reads;
+    const auto it = layouts.find(function);
+    if (it == layouts.end()) return false;
+    out = it->second;
+    return true;
+  }
+};
+
+const void* const kernel_1 = reinterpret_cast<const void*>(0x5000'1000);
+const void* const kernel_2 = reinterpret_cast<const void*>(0x5000'2000);
+
+TEST(layout_cache, reads_each_function_once) {
+  fake_reader reader;
+  reader.layouts[kernel_1] = two_pointers_and_int;
+  layout_cache cache(reader);
+  const param_layout* first = cache.find(kernel_1);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(*first, two_pointers_and_int);
+  EXPECT_EQ(cache.find(kernel_1), first);
+  EXPECT_EQ(reader.reads, 1);
+  EXPECT_EQ(cache.reads(), 1u);
+}
+
+TEST(layout_cache, failures_are_cached_too) {
+  fake_reader reader;
+  layout_cache cache(reader);
+  EXPECT_EQ(cache.find(kernel_2), nullptr);
+  EXPECT_EQ(cache.find(kernel_2), nullptr);
+  EXPECT_EQ(reader.reads, 1);
+}
+
+TEST(layout_cache, implausible_layouts_count_as_unknown) {
+  fake_reader reader;
+  reader.layouts[kernel_1] = {{0, 8}, {4, 8}};
+  layout_cache cache(reader);
+  EXPECT_EQ(cache.find(kernel_1), nullptr);
+}
+
+TEST(layout_cache, clear_forgets_reused_handles) {
+  fake_reader reader;
+  reader.layouts[kernel_1] = two_pointers_and_int;
+  layout_cache cache(reader);
+  const param_layout* before = cache.find(kernel_1);
+  ASSERT_NE(before, nullptr);
+  // The module is unloaded and another kernel loaded at the same handle.
+  reader.layouts[kernel_1] = {{0, 8}};
+  cache.clear();
+  const param_layout* after = cache.find(kernel_1);
+  ASSERT_NE(after, nullptr);
+  EXPECT_EQ(*after, (param_layout{{0, 8}}));
+  EXPECT_EQ(reader.reads, 2);
+  EXPECT_EQ(*before, two_pointers_and_int);  // still valid for a thread that held it
+}
+
+TEST(layout_cache, caches_do_not_share_answers) {
+  fake_reader reader_1, reader_2;
+  reader_1.layouts[kernel_1] = two_pointers_and_int;
+  reader_2.layouts[kernel_1] = {{0, 8}};
+  layout_cache cache_1(reader_1), cache_2(reader_2);
+  ASSERT_NE(cache_1.find(kernel_1), nullptr);
+  ASSERT_NE(cache_2.find(kernel_1), nullptr);
+  EXPECT_EQ(*cache_1.find(kernel_1), two_pointers_and_int);
+  EXPECT_EQ(*cache_2.find(kernel_1), (param_layout{{0, 8}}));
+}
+
+}  // namespace
+}  // namespace acs::inference
