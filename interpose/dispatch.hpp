@@ -59,9 +59,12 @@ void stream_barrier(CUstream stream, default_stream stream_zero) noexcept;
 // A synchronous operation that implies the legacy stream (cudaMemcpy, cuMemcpy...).
 inline void legacy_barrier() noexcept { stream_barrier(CU_STREAM_LEGACY, default_stream::legacy); }
 
-// The host has seen the stream (or the device) complete, after forwarding the sync.
-void stream_synchronized(CUstream stream, default_stream stream_zero) noexcept;
-void device_synchronized() noexcept;
+// Host synchronisation: take a point with sync_begin() before forwarding the sync
+// and pass it once the sync succeeded. Only work issued before the point is
+// known complete: another thread may launch while the sync waits.
+std::uint64_t sync_begin() noexcept;
+void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint64_t point) noexcept;
+void device_synchronized(std::uint64_t point) noexcept;
 void stream_destroyed(CUstream stream) noexcept;
 
 // Stream capture began or ended (any thread), with the capture mode used.
@@ -73,6 +76,17 @@ bool capture_forbids_unsafe_calls() noexcept;
 // Device memory the application obtained or released (runtime or driver, any kind).
 void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept;
 void memory_freed(CUdeviceptr base) noexcept;
+
+// Teardown: a context is destroyed or a device reset (cuCtxDestroy,
+// cuDevicePrimaryCtxReset, cudaDeviceReset). teardown_begins comes before
+// forwarding, while the context still exists (traces are flushed); the others
+// after it succeeded: the context's streams, pool streams included, are gone
+// and their handles may come back for new ones.
+void teardown_begins() noexcept;
+void context_destroyed(CUcontext context) noexcept;
+void device_reset(CUdevice device) noexcept;
+// cuModuleUnload / cuLibraryUnload: cached per-function data must go.
+void modules_unloaded() noexcept;
 
 // Whether acs is active at all (config, environment, a GPU present).
 bool active() noexcept;

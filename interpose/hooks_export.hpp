@@ -44,4 +44,6 @@
 #define ACS_HOOKED_alloc_unsized(x) x
 #define ACS_HOOKED_free(x) x
 #define ACS_HOOKED_proc_address(x) x
+#define ACS_HOOKED_teardown(x) x
+#define ACS_HOOKED_unload(x) x
 #define ACS_HOOKED_pass(x)

@@ -110,6 +110,9 @@ bool still_capturing(CUstream stream) noexcept;
 // Whether a synchronisation of `context` (nullptr: the current one) covers the current context.
 bool is_current_context(CUcontext context) noexcept;
 
+// The device of the current context; -1 when none is current.
+CUdevice current_device() noexcept;
+
 // The allocation that contains `address`, for entry points that do not say its size.
 void report_unsized_allocation(const char* api, CUdeviceptr address) noexcept;
 
@@ -150,16 +153,18 @@ R handle(R (*real)(A...), A... a) noexcept {
     return result;
   } else if constexpr (kind == hook_kind::sync) {
     static_assert(streams == 1);
+    const std::uint64_t point = sync_begin();
     const R result = real(a...);
-    if (result == success<R>()) stream_synchronized(stream_of(), zero);
+    if (result == success<R>()) stream_synchronized(stream_of(), zero, point);
     return result;
   } else if constexpr (kind == hook_kind::device_sync) {
+    const std::uint64_t point = sync_begin();
     const R result = real(a...);
     bool whole_current_device = true;
     if constexpr (count_of<CUcontext, A...> == 1) {
       whole_current_device = is_current_context(arg<index_of<CUcontext, A...>()>(a...));
     }
-    if (result == success<R>() && whole_current_device) device_synchronized();
+    if (result == success<R>() && whole_current_device) device_synchronized(point);
     return result;
   } else if constexpr (kind == hook_kind::stream_destroy) {
     static_assert(streams == 1);
@@ -246,6 +251,30 @@ R handle(R (*real)(A...), A... a) noexcept {
       const char* const symbol = arg<0>(a...);
       *out = driver_wrapper_for(*out, Entry::name, symbol);
     }
+    return result;
+  } else if constexpr (kind == hook_kind::teardown) {
+    teardown_begins();
+    if constexpr (count_of<CUcontext, A...> == 1) {
+      const CUcontext context = arg<index_of<CUcontext, A...>()>(a...);
+      const R result = real(a...);
+      if (result == success<R>()) context_destroyed(context);
+      return result;
+    } else {
+      // cuDevicePrimaryCtxReset names the device; cudaDeviceReset means the current one,
+      // which must be read before the reset.
+      CUdevice device = -1;
+      if constexpr (sizeof...(A) == 1) {
+        device = static_cast<CUdevice>(arg<0>(a...));
+      } else {
+        device = current_device();
+      }
+      const R result = real(a...);
+      if (result == success<R>() && device >= 0) device_reset(device);
+      return result;
+    }
+  } else if constexpr (kind == hook_kind::unload) {
+    const R result = real(a...);
+    if (result == success<R>()) modules_unloaded();
     return result;
   } else if constexpr (kind == hook_kind::cooperative) {
     static_assert(streams == 1);

@@ -26,6 +26,8 @@ enum class hook_kind : std::uint8_t {
   alloc_unsized,
   free,
   proc_address,
+  teardown,
+  unload,
   pass,
 };
 
@@ -50,6 +52,8 @@ constexpr std::string_view kind_name(hook_kind k) noexcept {
     case hook_kind::alloc_unsized: return "alloc_unsized";
     case hook_kind::free: return "free";
     case hook_kind::proc_address: return "proc_address";
+    case hook_kind::teardown: return "teardown";
+    case hook_kind::unload: return "unload";
     case hook_kind::pass: return "pass";
   }
   return "?";

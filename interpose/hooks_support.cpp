@@ -23,6 +23,13 @@ bool is_current_context(CUcontext context) noexcept {
   return cu->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == context;
 }
 
+CUdevice current_device() noexcept {
+  const real::driver_api* cu = real::driver();
+  CUdevice device = -1;
+  if (cu == nullptr || cu->cuCtxGetDevice == nullptr || cu->cuCtxGetDevice(&device) != CUDA_SUCCESS) return -1;
+  return device;
+}
+
 void report_unsized_allocation(const char* api, CUdeviceptr address) noexcept {
   const real::driver_api* cu = real::driver();
   CUdeviceptr base = 0;

@@ -143,6 +143,15 @@ context_entry* forget_context(CUcontext context) {
   return e;
 }
 
+std::vector<CUcontext> primary_contexts_of(CUdevice device) {
+  registry& r = reg();
+  std::lock_guard lock(r.mutex);
+  std::vector<CUcontext> out;
+  for (const auto& [context, e] : r.contexts)
+    if (e->primary && e->device == device) out.push_back(context);
+  return out;
+}
+
 std::vector<device_runtime*> all_runtimes() {
   std::lock_guard lock(reg().mutex);
   return reg().runtimes;

@@ -54,10 +54,8 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& con
 /// @brief Every scheduler created so far, abandoned ones included (cold paths only).
 std::vector<device_runtime*> all_runtimes();
 
-/// @brief The context was destroyed or its device reset: forget it and its streams,
-/// since the handles may come back for new ones. Proposed for dispatch.hpp: hooks
-/// call it after cuCtxDestroy, cuDevicePrimaryCtxReset, cudaDeviceReset.
-void context_destroyed(CUcontext context) noexcept;
+/// @brief The known primary contexts of `device` (cold path: device reset).
+std::vector<CUcontext> primary_contexts_of(CUdevice device);
 
 /// @brief Drops `context` from the registry and marks its scheduler broken; returns
 /// the abandoned entry (still valid: never freed), or nullptr if it was unknown.

@@ -29,6 +29,8 @@
 #include "runtime_start.hpp"
 #include "runtime_streams.hpp"
 #include "stats.hpp"
+#include "driver_inference.hpp"
+#include "trace_session.hpp"
 
 namespace acs {
 
@@ -165,7 +167,9 @@ void stream_barrier(CUstream stream, default_stream stream_zero) noexcept {
   }
 }
 
-void stream_synchronized(CUstream stream, default_stream stream_zero) noexcept {
+std::uint64_t sync_begin() noexcept { return scheduler::sync_point(); }
+
+void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint64_t point) noexcept {
   runtime_started();
   if (!active()) return;
   try {
@@ -173,7 +177,7 @@ void stream_synchronized(CUstream stream, default_stream stream_zero) noexcept {
     stream_target t;
     if (cuda == nullptr || !resolve_stream(*cuda, stream, stream_zero, t) || !t.context->primary) return;
     device_runtime* rt = t.context->runtime.load(std::memory_order_acquire);
-    if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.synchronized(t.stream.key);
+    if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.synchronized(t.stream.key, point);
   } catch (...) {
     internal_failure("stream_synchronized");
   }
@@ -181,7 +185,7 @@ void stream_synchronized(CUstream stream, default_stream stream_zero) noexcept {
 
 // cudaDeviceSynchronize and cuCtxSynchronize wait for the current context only:
 // other devices' schedulers keep their entries.
-void device_synchronized() noexcept {
+void device_synchronized(std::uint64_t point) noexcept {
   runtime_started();
   if (!active()) return;
   try {
@@ -189,7 +193,7 @@ void device_synchronized() noexcept {
     context_entry* e = cuda != nullptr ? current_context(*cuda) : nullptr;
     if (e == nullptr || !e->primary) return;
     device_runtime* rt = e->runtime.load(std::memory_order_acquire);
-    if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.device_synchronized();
+    if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.device_synchronized(point);
   } catch (...) {
     internal_failure("device_synchronized");
   }
@@ -208,6 +212,24 @@ void stream_destroyed(CUstream stream) noexcept {
     internal_failure("stream_destroyed");
   }
 }
+
+void teardown_begins() noexcept {
+  try {
+    trace_flush();
+  } catch (...) {
+    internal_failure("teardown_begins");
+  }
+}
+
+void device_reset(CUdevice device) noexcept {
+  try {
+    for (const CUcontext context : primary_contexts_of(device)) context_destroyed(context);
+  } catch (...) {
+    internal_failure("device_reset");
+  }
+}
+
+void modules_unloaded() noexcept { inference::functions_unloaded(); }
 
 void context_destroyed(CUcontext context) noexcept {
   try {

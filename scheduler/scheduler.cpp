@@ -1,6 +1,7 @@
 #include "scheduler.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <unordered_map>
 #include <vector>
 
@@ -12,6 +13,9 @@
 namespace acs {
 
 namespace {
+
+// Counts eager joins across the process: a sync point is a value of it.
+std::atomic<std::uint64_t> joins{0};
 
 // What the scheduler remembers of one application stream.
 struct vstream_state {
@@ -44,6 +48,7 @@ struct scheduler::state {
   scheduler_config config;
   bool started = false;
   backend_status start_status = 0;
+  bool broken = false;  // a bookkeeping call failed: launches run in place from then on
   stream_pool pool;
   event_pool events;
   window win;
@@ -97,17 +102,20 @@ struct scheduler::state {
     events.release(e.event);
   }
 
-  // Everything of `key` in the window and its summary is covered by a later
-  // fork or a host sync: forget it.
-  void drop_stream_entries(std::uintptr_t key, vstream_state& vs) {
+  // Everything of `key` in the window and its summary launched up to `point`
+  // is covered by a later fork or a host sync: forget it.
+  void drop_stream_entries(std::uintptr_t key, vstream_state& vs,
+                           std::uint64_t point = ~std::uint64_t{0}) {
     win.remove_if([&](slot_id s) {
-      if (win[s].vstream != key) return false;
+      if (win[s].vstream != key || win[s].joined > point) return false;
       drop_entry(s);
       return true;
     });
-    vs.older.clear(released);
-    vs.newer.clear(released);
-    vs.folds_into_newer = 0;
+    if (vs.older.last_joined() <= point) vs.older.clear(released);
+    if (vs.newer.last_joined() <= point) {
+      vs.newer.clear(released);
+      vs.folds_into_newer = 0;
+    }
     release_all(released);
   }
 
@@ -148,10 +156,21 @@ struct scheduler::state {
     dep_slots.clear();
     deps.clear();
     win.dependencies(s.key, access, group, dep_slots);
-    for (slot_id d : dep_slots) deps.push_back({win[d].stream, win[d].seq, win[d].event});
+    for (slot_id d : dep_slots) add_dependency({win[d].stream, win[d].seq, win[d].event});
     for (const range_summary* folded : {&vs.older, &vs.newer})
       if (folded->depends(access, group))
-        for (const folded_event& f : folded->events()) deps.push_back({f.stream, f.seq, f.event});
+        for (const folded_event& f : folded->events()) add_dependency({f.stream, f.seq, f.event});
+  }
+
+  // Waiting on the latest kernel of a pool stream covers its earlier ones:
+  // keep one dependency per pool stream (a long chain has many in the window).
+  void add_dependency(const dependency& d) {
+    for (dependency& known : deps) {
+      if (known.stream != d.stream) continue;
+      if (d.seq > known.seq) known = d;
+      return;
+    }
+    deps.push_back(d);
   }
 
   // A kernel goes behind its producer when that producer is its stream's tail:
@@ -238,7 +257,7 @@ struct scheduler::state {
 
   backend_status launch(const virtual_stream& s, const access_set& access, const void* kernel,
                         std::uint64_t group) {
-    if (!start()) return gpu.launch(kernel, s.handle);  // no pool: run in place, in order
+    if (!start() || broken) return gpu.launch(kernel, s.handle);  // run in place, in order
     vstream_state& vs = vstream(s);
     apply_legacy_coupling(s, vs);
     if (vs.fork_dirty && refresh_fork(s, vs) != 0) return launch_in_place(s, vs, kernel);
@@ -264,19 +283,22 @@ struct scheduler::state {
 
     // Eager join: the application stream waits for the kernel at once.
     event_handle done = 0;
-    if (events.acquire(&done) != 0 || gpu.record_event(done, ps.handle) != 0 ||
-        gpu.wait_event(s.handle, done) != 0) {
-      // The stream may not contain the kernel: make later work see it anyway.
+    if (events.acquire(&done) != 0 || gpu.record_event(done, ps.handle) != 0) {
+      // The kernel cannot be tracked (the context is failing): from now on
+      // everything runs in place, and the next sync reports the error.
       if (done != 0) events.release(done);
-      vs.fork_dirty = true;
+      broken = true;
       return status;
     }
+    if (gpu.wait_event(s.handle, done) != 0) broken = true;
+    // After the join: a sync that takes its point from here on covers the kernel.
+    const std::uint64_t joined = joins.fetch_add(1, std::memory_order_seq_cst) + 1;
     if (observer != nullptr) {
       waited_ids.clear();
       for (slot_id d : dep_slots) waited_ids.push_back(win[d].launch_id);
     }
     if (win.full()) make_room();
-    win.insert(s.key, group, access, p, seq, done, launch_id);
+    win.insert(s.key, group, access, p, seq, done, launch_id, joined);
     ps.in_window++;
     bump_epoch(s.kind);
     stats.occupancy_sum += win.size();
@@ -331,18 +353,19 @@ void scheduler::barrier(const virtual_stream& stream) {
   st.drop_stream_entries(stream.key, it->second);
 }
 
-void scheduler::synchronized(std::uintptr_t stream_key) {
+std::uint64_t scheduler::sync_point() noexcept { return joins.load(std::memory_order_seq_cst); }
+
+void scheduler::synchronized(std::uintptr_t stream_key, std::uint64_t point) {
   std::lock_guard lock(mutex_);
   state& st = *state_;
   const auto it = st.vstreams.find(stream_key);
-  if (it != st.vstreams.end()) st.drop_stream_entries(stream_key, it->second);
+  if (it != st.vstreams.end()) st.drop_stream_entries(stream_key, it->second, point);
 }
 
-void scheduler::device_synchronized() {
+void scheduler::device_synchronized(std::uint64_t point) {
   std::lock_guard lock(mutex_);
   state& st = *state_;
-  for (auto& [key, vs] : st.vstreams) st.drop_stream_entries(key, vs);
-  st.pool.all_complete();
+  for (auto& [key, vs] : st.vstreams) st.drop_stream_entries(key, vs, point);
 }
 
 void scheduler::forget(std::uintptr_t stream_key) {

@@ -99,9 +99,13 @@ class scheduler {
   // join needs no call: the eager join keeps the stream complete.
   void barrier(const virtual_stream& stream);
 
-  // The host saw `stream` (or the whole device) complete: entries can go.
-  void synchronized(std::uintptr_t stream_key);
-  void device_synchronized();
+  // Host synchronisation. Take a sync point before forwarding the sync, and
+  // report it once the sync returned: only kernels joined into their stream
+  // before the point are known complete (another thread may launch while the
+  // sync waits). Points are process-wide, so they serve every device.
+  static std::uint64_t sync_point() noexcept;
+  void synchronized(std::uintptr_t stream_key, std::uint64_t point);
+  void device_synchronized(std::uint64_t point);
 
   // The application destroyed the stream: forget it (its work stays joined).
   void forget(std::uintptr_t stream_key);

@@ -47,11 +47,4 @@ bool stream_pool::note_wait(unsigned to, unsigned from, std::uint64_t seq) noexc
   return true;
 }
 
-void stream_pool::all_complete() noexcept {
-  for (pool_stream& s : streams_) {
-    s.known_complete = s.issued;
-    s.in_window = 0;
-  }
-}
-
 }  // namespace acs

@@ -45,7 +45,6 @@ class stream_pool {
   bool note_wait(unsigned to, unsigned from, std::uint64_t seq) noexcept;
 
   void mark_chosen(unsigned i) noexcept { streams_[i].last_pick = ++picks_; }
-  void all_complete() noexcept;
 
  private:
   backend& gpu_;

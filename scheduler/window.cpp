@@ -39,14 +39,13 @@ void window::dependencies(std::uintptr_t vstream, const access_set& access, std:
     write_index_.candidates(r, cand);
     read_index_.candidates(r, cand);
   }
-  const std::size_t first_out = out.size();
   if (group != 0) {
     for (const slot_id s : order_) {
       const window_entry& e = entries_[s];
       if (e.vstream == vstream && e.group == group) cand[s / 64] |= std::uint64_t{1} << (s % 64);
     }
   }
-  // Candidates are few: visit their bits, check exactly, then restore issue order.
+  // Candidates are few: visit their bits and check them exactly.
   for (unsigned w = 0; w < candidates_.size(); ++w) {
     for (std::uint64_t bits = cand[w]; bits != 0; bits &= bits - 1) {
       const auto s = static_cast<slot_id>(w * 64 + static_cast<unsigned>(__builtin_ctzll(bits)));
@@ -54,13 +53,11 @@ void window::dependencies(std::uintptr_t vstream, const access_set& access, std:
       if (e.vstream == vstream && ((group != 0 && e.group == group) || depends_on(e, access))) out.push_back(s);
     }
   }
-  if (out.size() - first_out > 1)
-    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first_out), out.end(),
-              [&](slot_id a, slot_id b) { return entries_[a].age < entries_[b].age; });
 }
 
 slot_id window::insert(std::uintptr_t vstream, std::uint64_t group, const access_set& access,
-                       unsigned stream, std::uint64_t seq, event_handle event, std::uint64_t launch_id) {
+                       unsigned stream, std::uint64_t seq, event_handle event, std::uint64_t launch_id,
+                       std::uint64_t joined) {
   const slot_id s = free_.back();
   free_.pop_back();
   window_entry& e = entries_[s];
@@ -70,7 +67,7 @@ slot_id window::insert(std::uintptr_t vstream, std::uint64_t group, const access
   e.seq = seq;
   e.event = event;
   e.launch_id = launch_id;
-  e.age = next_age_++;
+  e.joined = joined;
   e.reads.assign(access.reads.begin(), access.reads.end());  // keeps capacity: no allocation in steady state
   e.writes.assign(access.writes.begin(), access.writes.end());
   for (const byte_range& r : e.reads) read_index_.add(s, r);

@@ -20,7 +20,7 @@ struct window_entry {
   std::uint64_t seq = 0;        // its sequence number on that pool stream
   event_handle event = 0;       // recorded after it on the pool stream
   std::uint64_t launch_id = 0;  // for observers
-  std::uint64_t age = 0;        // issue order
+  std::uint64_t joined = 0;     // the sync point after which its stream contained it
   std::vector<byte_range> reads;
   std::vector<byte_range> writes;
 };
@@ -35,13 +35,14 @@ class window {
   bool empty() const noexcept { return order_.empty(); }
 
   // Appends the slots of `vstream`'s entries that `access` (or `group`) depends
-  // on, oldest first.
+  // on, in no particular order.
   void dependencies(std::uintptr_t vstream, const access_set& access, std::uint64_t group,
                     std::vector<slot_id>& out) const;
 
   // Adds an entry; the window must not be full.
   slot_id insert(std::uintptr_t vstream, std::uint64_t group, const access_set& access,
-                 unsigned stream, std::uint64_t seq, event_handle event, std::uint64_t launch_id = 0);
+                 unsigned stream, std::uint64_t seq, event_handle event, std::uint64_t launch_id = 0,
+                 std::uint64_t joined = 0);
 
   window_entry& operator[](slot_id s) noexcept { return entries_[s]; }
   const window_entry& operator[](slot_id s) const noexcept { return entries_[s]; }
@@ -70,7 +71,6 @@ class window {
   void forget(slot_id s);
 
   unsigned capacity_;
-  std::uint64_t next_age_ = 0;
   std::vector<window_entry> entries_;
   std::vector<slot_id> order_;  // live slots, oldest first
   std::vector<slot_id> free_;

@@ -9,8 +9,9 @@ int dispatch_launch(const launch_request& request, launch_closure issue) noexcep
 }
 void launched_directly(CUstream, default_stream, pass_reason) noexcept {}
 void stream_barrier(CUstream, default_stream) noexcept {}
-void stream_synchronized(CUstream, default_stream) noexcept {}
-void device_synchronized() noexcept {}
+std::uint64_t sync_begin() noexcept { return 0; }
+void stream_synchronized(CUstream, default_stream, std::uint64_t) noexcept {}
+void device_synchronized(std::uint64_t) noexcept {}
 void stream_destroyed(CUstream) noexcept {}
 void capture_began(CUstream, CUstreamCaptureMode) noexcept {}
 void capture_ended(CUstream) noexcept {}
@@ -18,5 +19,9 @@ bool capture_forbids_unsafe_calls() noexcept { return false; }
 void memory_allocated(CUdeviceptr, std::size_t) noexcept {}
 void memory_freed(CUdeviceptr) noexcept {}
 bool active() noexcept { return false; }
+void teardown_begins() noexcept {}
+void context_destroyed(CUcontext) noexcept {}
+void device_reset(CUdevice) noexcept {}
+void modules_unloaded() noexcept {}
 
 }  // namespace acs

@@ -58,10 +58,11 @@ void launched_directly(CUstream stream, default_stream zero, pass_reason why) no
 }
 
 void stream_barrier(CUstream stream, default_stream zero) noexcept { record(event(recorded::barrier, stream, zero)); }
-void stream_synchronized(CUstream stream, default_stream zero) noexcept {
+std::uint64_t sync_begin() noexcept { return 0; }
+void stream_synchronized(CUstream stream, default_stream zero, std::uint64_t) noexcept {
   record(event(recorded::synchronized, stream, zero));
 }
-void device_synchronized() noexcept { record(event(recorded::device_synchronized)); }
+void device_synchronized(std::uint64_t) noexcept { record(event(recorded::device_synchronized)); }
 void stream_destroyed(CUstream stream) noexcept { record(event(recorded::stream_destroyed, stream)); }
 void capture_began(CUstream stream, CUstreamCaptureMode mode) noexcept {
   recorded_event e = event(recorded::capture_began, stream);
@@ -76,6 +77,10 @@ void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept {
   e.bytes = bytes;
   record(e);
 }
+void teardown_begins() noexcept {}
+void context_destroyed(CUcontext) noexcept {}
+void device_reset(CUdevice) noexcept {}
+void modules_unloaded() noexcept {}
 void memory_freed(CUdeviceptr base) noexcept {
   recorded_event e = event(recorded::freed);
   e.address = base;

@@ -596,7 +596,7 @@ TEST_F(dispatch_test, device_synchronize_clears_the_current_device_only) {
   launch(make_stream(d0), f, make_allocation(), make_allocation());
   ASSERT_EQ(runtime_of(d0)->sched.in_flight(), 1u);
   ASSERT_EQ(runtime_of(d1)->sched.in_flight(), 1u);
-  device_synchronized();
+  device_synchronized(sync_begin());
   EXPECT_EQ(runtime_of(d0)->sched.in_flight(), 0u);
   EXPECT_EQ(runtime_of(d1)->sched.in_flight(), 1u);
 }
@@ -609,7 +609,7 @@ TEST_F(dispatch_test, stream_synchronize_clears_that_stream_only) {
   launch(s1, f, make_allocation(), make_allocation());
   launch(s2, f, make_allocation(), make_allocation());
   ASSERT_EQ(runtime_of(ctx)->sched.in_flight(), 2u);
-  stream_synchronized(s1, default_stream::legacy);
+  stream_synchronized(s1, default_stream::legacy, sync_begin());
   EXPECT_EQ(runtime_of(ctx)->sched.in_flight(), 1u);
 }
 
@@ -673,8 +673,8 @@ TEST(runtime_without_driver, launches_pass_straight_through) {
   stream_barrier(s, default_stream::legacy);
   legacy_barrier();
   launched_directly(s, default_stream::per_thread, pass_reason::cooperative);
-  stream_synchronized(s, default_stream::legacy);
-  device_synchronized();
+  stream_synchronized(s, default_stream::legacy, sync_begin());
+  device_synchronized(sync_begin());
   stream_destroyed(s);
   EXPECT_EQ(driver::real(), nullptr);
   driver::use_for_testing(&fake_table());

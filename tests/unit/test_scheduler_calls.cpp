@@ -208,11 +208,36 @@ TEST(scheduler_calls, host_sync_empties_the_window) {
   ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
   ASSERT_EQ(s.launch(vs, rw(100, 10), kernel(1)), 0);
   EXPECT_EQ(s.in_flight(), 2u);
-  s.synchronized(vs.key);
+  s.synchronized(vs.key, s.sync_point());
   EXPECT_EQ(s.in_flight(), 0u);
   ASSERT_EQ(s.launch(vs, rw(200, 10), kernel(2)), 0);
-  s.device_synchronized();
+  s.device_synchronized(s.sync_point());
   EXPECT_EQ(s.in_flight(), 0u);
+}
+
+TEST(scheduler_calls, a_sync_forgets_only_what_was_launched_before_it_began) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  const std::uint64_t point = s.sync_point();  // the sync begins
+  ASSERT_EQ(s.launch(vs, rw(100, 10), kernel(1)), 0);  // another thread launches meanwhile
+  s.synchronized(vs.key, point);                  // the sync returns
+  EXPECT_EQ(s.in_flight(), 1u);
+  s.device_synchronized(point);
+  EXPECT_EQ(s.in_flight(), 1u);
+  s.device_synchronized(s.sync_point());
+  EXPECT_EQ(s.in_flight(), 0u);
+}
+
+TEST(scheduler_calls, a_chain_keeps_one_dependency_per_pool_stream) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  for (int i = 1; i < 20; ++i) ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(i)), 0);
+  // Every link follows its producer on the same stream: no event waits at all.
+  EXPECT_EQ(s.stats().dependency_waits, 0u);
+  EXPECT_EQ(s.stats().same_stream, 19u);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(gpu.launch_stream(static_cast<std::size_t>(i)), gpu.launch_stream(0));
 }
 
 }  // namespace

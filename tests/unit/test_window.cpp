@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "range_summary.hpp"
 #include "window.hpp"
 
@@ -17,10 +19,17 @@ access_set writes(address base, std::uint64_t size) {
   return a;
 }
 
+// Sorted: the window reports dependencies in no particular order.
 std::vector<slot_id> deps(const window& w, std::uintptr_t vs, const access_set& a, std::uint64_t group = 0) {
   std::vector<slot_id> out;
   w.dependencies(vs, a, group, out);
+  std::sort(out.begin(), out.end());
   return out;
+}
+
+std::vector<slot_id> sorted(std::vector<slot_id> v) {
+  std::sort(v.begin(), v.end());
+  return v;
 }
 
 TEST(window, finds_raw_war_waw_and_skips_read_read) {
@@ -73,14 +82,38 @@ TEST(window, capacity_oldest_and_removal_order) {
   EXPECT_EQ(w.size(), 1u);
   EXPECT_EQ(w.oldest(), b);
   const slot_id d = w.insert(1, 0, writes(3, 1), 0, 4, 14);
-  EXPECT_EQ(deps(w, 1, reads(0, 10)), (std::vector<slot_id>{b, d}));
+  EXPECT_EQ(deps(w, 1, reads(0, 10)), sorted({b, d}));
 }
 
-TEST(window, entries_are_reported_oldest_first) {
+TEST(window, every_overlapping_entry_is_reported) {
   window w(4);
   const slot_id a = w.insert(1, 0, writes(0, 10), 0, 1, 11);
   const slot_id b = w.insert(1, 0, writes(5, 10), 1, 1, 12);
-  EXPECT_EQ(deps(w, 1, reads(0, 20)), (std::vector<slot_id>{a, b}));
+  w.insert(1, 0, writes(100, 10), 1, 2, 13);
+  EXPECT_EQ(deps(w, 1, reads(0, 20)), sorted({a, b}));
+}
+
+TEST(window, wide_ranges_and_aliased_buckets_are_checked_exactly) {
+  window w(8);
+  // 1 GiB apart: the same address bucket, no overlap.
+  const address gib = address{1} << 30;
+  w.insert(1, 0, writes(0x7f0000000000, 4096), 0, 1, 11);
+  EXPECT_TRUE(deps(w, 1, reads(0x7f0000000000 + gib, 4096)).empty());
+  // A range wider than the bucket span is seen by every query.
+  const slot_id wide = w.insert(1, 0, writes(0x10000000000, 64 * gib), 1, 1, 12);
+  EXPECT_EQ(deps(w, 1, reads(0x10000000000 + 63 * gib, 8)), std::vector<slot_id>{wide});
+  w.remove(wide);
+  EXPECT_TRUE(deps(w, 1, reads(0x10000000000 + 63 * gib, 8)).empty());
+}
+
+TEST(window, a_reused_slot_forgets_its_former_ranges) {
+  window w(1);
+  const slot_id a = w.insert(1, 0, writes(0, 10), 0, 1, 11);
+  w.remove(a);
+  const slot_id b = w.insert(1, 0, writes(1 << 30, 10), 0, 2, 12);
+  EXPECT_EQ(a, b);
+  EXPECT_TRUE(deps(w, 1, reads(0, 10)).empty());
+  EXPECT_EQ(deps(w, 1, reads(1 << 30, 10)), std::vector<slot_id>{b});
 }
 
 TEST(bounded_cover, merges_touching_ranges) {
