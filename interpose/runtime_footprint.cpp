@@ -35,7 +35,8 @@ void plan_launch(const launch_request& request, declared::launch_footprint& out)
     access.writes.assign(1, whole_address_space);
     return;
   }
-  const inference::inference_result r = inference::infer(request.function, request.params, request.extra, access);
+  const inference::inference_result r = inference::infer(
+      request.function, request.params, request.extra, settings().infer == infer_mode::trust_const, access);
   if (r == inference::inference_result::inferred) return;
   ACS_LOG_DEBUG("{} of function {}: footprint unknown ({}); it waits for everything before it", request.api,
                 static_cast<const void*>(request.function), inference::to_string(r));

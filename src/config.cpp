@@ -104,8 +104,9 @@ class parser {
     if (!v) return fallback;
     const std::string s = lower(trim(*v));
     if (s == "alloc") return infer_mode::alloc;
+    if (s == "const") return infer_mode::trust_const;
     if (s == "off") return infer_mode::off;
-    reject(name, *v, fallback == infer_mode::alloc ? "alloc" : "off", "is not one of alloc, off");
+    reject(name, *v, fallback == infer_mode::alloc ? "alloc" : "off", "is not one of alloc, const, off");
     return fallback;
   }
 

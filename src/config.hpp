@@ -9,7 +9,7 @@
 //   ACS_DISABLE      1: pass every call straight through   boolean, default 0
 //   ACS_LOG_LEVEL    trace|debug|info|warn|error|critical|off,      default warn
 //   ACS_STATS        1: print a summary at exit            boolean, default 0
-//   ACS_INFER        alloc|off: infer footprints from arguments,    default alloc
+//   ACS_INFER        alloc|const|off: infer footprints from arguments, default alloc
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_TRACE        path of a trace file                  string,  default none
 //   CUDA_LAUNCH_BLOCKING  (CUDA's own) non-zero: acs passes everything through
@@ -27,7 +27,10 @@
 
 namespace acs {
 
-enum class infer_mode : std::uint8_t { alloc, off };
+// alloc: an argument inside an allocation makes it read and written. const: the
+// same, but pointer-to-const parameters only read (trusts kernels not to cast
+// const away). off: unannotated kernels conflict with everything.
+enum class infer_mode : std::uint8_t { alloc, trust_const, off };
 
 struct config {
   static constexpr unsigned default_window = 32;

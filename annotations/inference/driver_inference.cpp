@@ -14,11 +14,24 @@ class driver_layout_reader final : public layout_reader {
     const driver::table* cuda = driver::real();
     if (cuda == nullptr) return false;
     // cuLaunchKernel accepts a CUkernel cast to CUfunction: try both readers.
-    if (cuda->cuFuncGetParamInfo_ != nullptr &&
-        read_with(cuda->cuFuncGetParamInfo_, static_cast<CUfunction>(const_cast<void*>(function)), out))
+    const auto f = static_cast<CUfunction>(const_cast<void*>(function));
+    if (cuda->cuFuncGetParamInfo_ != nullptr && read_with(cuda->cuFuncGetParamInfo_, f, out)) {
+      add_kinds(*cuda, f, out);
       return true;
+    }
     return cuda->cuKernelGetParamInfo_ != nullptr &&
            read_with(cuda->cuKernelGetParamInfo_, static_cast<CUkernel>(const_cast<void*>(function)), out);
+  }
+
+  // The C++ signature says which parameters point to const data and which reach
+  // memory through device-side pointers. Used only when it lists as many
+  // parameters as the driver reports.
+  static void add_kinds(const driver::table& cuda, CUfunction f, param_layout& out) {
+    const char* name = nullptr;
+    if (cuda.cuFuncGetName_ == nullptr || cuda.cuFuncGetName_(&name, f) != CUDA_SUCCESS) return;
+    const auto kinds = kernel_parameters(name);
+    if (!kinds || kinds->size() != out.size()) return;
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].kind = (*kinds)[i];
   }
 
  private:
@@ -90,9 +103,10 @@ process_sources& sources() {
 
 const param_layout* layout_of(CUfunction function) { return sources().layouts.find(function); }
 
-inference_result infer(CUfunction function, void* const* params, void* const* extra, access_set& out) {
+inference_result infer(CUfunction function, void* const* params, void* const* extra, bool trust_const,
+                       access_set& out) {
   process_sources& s = sources();
-  return infer(s.layouts.find(function), params, extra, device_allocations(), s.probe, out);
+  return infer(s.layouts.find(function), params, extra, device_allocations(), s.probe, out, trust_const);
 }
 
 words_status pointer_arguments(CUfunction function, void* const* params, void* const* extra,

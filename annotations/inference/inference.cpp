@@ -68,10 +68,9 @@ words_status for_each_word(const param_layout* layout, void* const* params, void
   return words_status::ok;
 }
 
-void add_allocation(access_set& out, const byte_range& r) {
-  if (std::find(out.writes.begin(), out.writes.end(), r) != out.writes.end()) return;
-  out.reads.push_back(r);
-  out.writes.push_back(r);
+void add_allocation(access_set& out, const byte_range& r, bool written) {
+  if (std::find(out.reads.begin(), out.reads.end(), r) == out.reads.end()) out.reads.push_back(r);
+  if (written && std::find(out.writes.begin(), out.writes.end(), r) == out.writes.end()) out.writes.push_back(r);
 }
 
 inference_result as_result(words_status s) noexcept {
@@ -99,32 +98,42 @@ const char* to_string(inference_result r) noexcept {
     case inference_result::unreadable: return "arguments unreadable";
     case inference_result::unknown_pointer: return "argument points into memory acs did not see allocated";
     case inference_result::no_allocation: return "no argument points into a known allocation";
+    case inference_result::indirect: return "a parameter reaches memory through device-side pointers";
   }
   return "unknown";
 }
 
 inference_result infer(const param_layout* layout, void* const* params, void* const* extra,
-                       const allocation_map& allocations, pointer_probe& probe, access_set& out) {
+                       const allocation_map& allocations, pointer_probe& probe, access_set& out,
+                       bool trust_const) {
   out.reads.clear();
   out.writes.clear();
   bool unseen = false;
+  bool indirect = false;
   words_status status;
   {
     const allocation_map::reader map(allocations);
     status = for_each_word(layout, params, extra, [&](const argument_word& w) {
+      // Without a layout, `param` is a word index: no signature applies.
+      const param_kind kind = layout != nullptr ? (*layout)[w.param].kind : param_kind::value;
+      indirect |= kind == param_kind::indirect;
+      const bool written = !(trust_const && kind == param_kind::const_pointer);
       if (const auto r = map.find(w.value)) {
-        add_allocation(out, *r);
+        add_allocation(out, *r, written);
         return;
       }
       if (unseen || !plausible_address(w.value)) return;
       const auto n = map.near(w.value, near_slack);
-      if (n.below) add_allocation(out, *n.below);
-      if (n.above) add_allocation(out, *n.above);
+      if (n.below) add_allocation(out, *n.below, written);
+      if (n.above) add_allocation(out, *n.above, written);
       unseen = probe.is_device_pointer(w.value);
     });
   }
   inference_result result = as_result(status);
+  if (result == inference_result::inferred && indirect) result = inference_result::indirect;
   if (result == inference_result::inferred && unseen) result = inference_result::unknown_pointer;
+  // Nothing written that acs can see (no argument in a known allocation, or only
+  // pointer-to-const ones): what the kernel changes is invisible.
   if (result == inference_result::inferred && out.writes.empty()) result = inference_result::no_allocation;
   if (result != inference_result::inferred) {
     out.reads.clear();

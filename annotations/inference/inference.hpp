@@ -79,14 +79,18 @@ enum class inference_result : std::uint8_t {
   unreadable,
   unknown_pointer,  // a pointer into memory acs did not see allocated
   no_allocation,    // no argument points into a known allocation
+  indirect,         // a parameter reaches memory through device-side pointers (T**)
 };
 
 const char* to_string(inference_result r) noexcept;
 
 /// @brief Infers the footprint of one launch into `out` (cleared first). Anything
 /// but `inferred` leaves access_set::everything() in `out`.
+/// With `trust_const`, an allocation reached only through pointer-to-const
+/// parameters is read, not written.
 inference_result infer(const param_layout* layout, void* const* params, void* const* extra,
-                       const allocation_map& allocations, pointer_probe& probe, access_set& out);
+                       const allocation_map& allocations, pointer_probe& probe, access_set& out,
+                       bool trust_const = false);
 
 /// @brief An argument word that is, or may be, a device pointer (for ACS_CHECK).
 struct pointer_argument {

@@ -10,11 +10,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kernel_signature.hpp"
+
 namespace acs::inference {
 
 struct param_info {
   std::uint32_t offset = 0;  // in the device-side parameter buffer
   std::uint32_t size = 0;
+  param_kind kind = param_kind::value;  // from the kernel's C++ signature, when known
 
   friend bool operator==(const param_info&, const param_info&) = default;
 };

@@ -60,6 +60,52 @@ TEST_F(inference_test, pointer_arguments_make_their_whole_allocations_read_and_w
   EXPECT_EQ(probe.calls, 0);
 }
 
+// axpy-like with a signature: (float const* x, float* y, int n)
+const param_layout const_then_mutable{{0, 8, param_kind::const_pointer}, {8, 8, param_kind::pointer}, {16, 4}};
+
+TEST_F(inference_test, pointer_to_const_is_read_only_when_trusted) {
+  address x = alloc_a, y = alloc_b;
+  int n = 1;
+  void* params[] = {&x, &y, &n};
+  ASSERT_EQ(infer(&const_then_mutable, params, nullptr, map, probe, out, true), inference_result::inferred);
+  EXPECT_EQ(out.reads, (std::vector<byte_range>{range_a, range_b}));
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_b}));
+}
+
+TEST_F(inference_test, pointer_to_const_is_still_written_by_default) {
+  address x = alloc_a, y = alloc_b;
+  int n = 1;
+  void* params[] = {&x, &y, &n};
+  ASSERT_EQ(run(&const_then_mutable, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b}));
+}
+
+TEST_F(inference_test, an_allocation_also_reached_through_a_mutable_pointer_is_written) {
+  address x = alloc_a, y = alloc_a + 64;
+  int n = 1;
+  void* params[] = {&x, &y, &n};
+  ASSERT_EQ(infer(&const_then_mutable, params, nullptr, map, probe, out, true), inference_result::inferred);
+  EXPECT_EQ(out.reads, (std::vector<byte_range>{range_a}));
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
+}
+
+TEST_F(inference_test, only_const_pointers_means_invisible_writes) {
+  const param_layout two_const{{0, 8, param_kind::const_pointer}, {8, 8, param_kind::const_pointer}};
+  address x = alloc_a, y = alloc_b;
+  void* params[] = {&x, &y};
+  EXPECT_EQ(infer(&two_const, params, nullptr, map, probe, out, true), inference_result::no_allocation);
+  EXPECT_TRUE(is_everything(out));
+}
+
+TEST_F(inference_test, pointers_to_pointers_conflict_with_everything) {
+  // (float** tables, float* y): what `tables` points to is out of sight.
+  const param_layout indirect_first{{0, 8, param_kind::indirect}, {8, 8, param_kind::pointer}};
+  address tables = alloc_a, y = alloc_b;
+  void* params[] = {&tables, &y};
+  EXPECT_EQ(run(&indirect_first, params), inference_result::indirect);
+  EXPECT_TRUE(is_everything(out));
+}
+
 TEST_F(inference_test, an_allocation_named_twice_appears_once) {
   address x = alloc_a, y = alloc_a + 4096;
   int n = 1;
