@@ -19,5 +19,5 @@ ctest --test-dir "$build" -L "preload|gpu" -j 6 --timeout 120 --output-on-failur
 grep -E "tests passed|tests failed|\*\*\*|Failed|Not Run" "$logs/ctest.log" | head -60
 grep -ah '^\[gpu-test\] FAIL' "$build/Testing/Temporary/LastTest.log" | head -20
 echo "== tests done at $(( $(date +%s) - t0 )) s"
-"$build/benchmarks/sample/acs_sample" >"$logs/sample.log" 2>&1; tail -15 "$logs/sample.log"
+"$root/scripts/run_sample.sh" "$build" >"$logs/sample.log" 2>&1; tail -15 "$logs/sample.log"
 echo "== sample done at $(( $(date +%s) - t0 )) s"
