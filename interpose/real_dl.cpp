@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <initializer_list>
 
 // Read by the dlsym trampoline (hooks_dlsym.cpp) on every RTLD_NEXT / RTLD_DEFAULT call: a
 // plain pointer-sized load there.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cstdint>
 #include <string_view>
 #include <utility>
 

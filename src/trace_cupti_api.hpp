@@ -10,6 +10,7 @@
 // with. Only a CUPTI of the same major release (13) is accepted.
 #include <cupti.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

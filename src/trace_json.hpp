@@ -14,6 +14,7 @@
 //        dispatch) and "kernels running" (from the kernels' intervals);
 //   ts/dur in microseconds (3 decimals: ns resolution) from the first record.
 // otherData holds the run's totals and, when given, the measured figures.
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
