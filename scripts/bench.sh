@@ -2,7 +2,7 @@
 # The GPU benchmark matrix in one command: builds libacs.so and the benchmark programs
 # (benchmarks/gpu), runs every workload as serial, annotated, oracle (hand-scheduled
 # streams) and CUDA graph, then the serial program under the preload with ACS_INFER=alloc
-# and the annotated one under the preload, all in the same run; writes results/ and prints
+# and ACS_INFER=const, and the annotated one under the preload, all in the same run; writes results/ and prints
 # the summary table last.
 #
 #   scripts/bench.sh [--quick] [--only REGEX] [--out DIR] [--build DIR] [--no-build] [--reps N]
@@ -156,6 +156,8 @@ bench() {  # name binary args...
   run_one "$name" plain -- "$bin" "${common[@]}"
   if [ -n "$lib" ]; then
     run_one "$name" acs_infer LD_PRELOAD="$lib" ACS_INFER=alloc ACS_STATS=1 -- "$bin" \
+      "${common[@]}" --variants serial
+    run_one "$name" acs_const LD_PRELOAD="$lib" ACS_INFER=const ACS_STATS=1 -- "$bin" \
       "${common[@]}" --variants serial
     run_one "$name" acs_annot LD_PRELOAD="$lib" ACS_STATS=1 -- "$bin" "${common[@]}" --variants annotated
   fi

@@ -45,6 +45,7 @@ KEYS = {  # column name -> (mode, variant)
     "graph": ("plain", "graph"),
     "graph_rebuild": ("plain", "graph_rebuild"),
     "acs_infer": ("acs_infer", "serial"),
+    "acs_const": ("acs_const", "serial"),
     "acs_annot": ("acs_annot", "annotated"),
 }
 
@@ -110,9 +111,11 @@ def target_lines(configs):
             v = share(c, "acs_infer")
             annot = share(c, "acs_annot")
             state = "MISSING" if v is None else ("PASS" if v >= bound else "FAIL")
+            const = share(c, "acs_const")
             lines.append(
                 f"- {name}: acs infer reaches {fmt(v, '{:.0%}')} of the oracle's gain "
-                f"(target >= {bound:.0%}): **{state}**; acs annot {fmt(annot, '{:.0%}')}; "
+                f"(target >= {bound:.0%}): **{state}**; ACS_INFER=const {fmt(const, '{:.0%}')}; "
+                f"acs annot {fmt(annot, '{:.0%}')}; "
                 f"oracle x{fmt(speedup(c, 'oracle'))}, acs infer x{fmt(speedup(c, 'acs_infer'))}")
         else:
             s = speedup(c, "acs_infer")
@@ -127,7 +130,7 @@ def target_lines(configs):
 
 def table(configs):
     head = ("| config | kernels/rep | kernel µs | serial ms | annotated, no acs | oracle | graph | "
-            "graph rebuild | acs infer | acs annot | share infer | share annot | "
+            "graph rebuild | acs infer | acs const | acs annot | share infer | share const | share annot | "
             "acs infer / graph | acs infer / rebuild | instantiate µs | check |")
     rule = "|" + "---|" * (head.count("|") - 1)
     out = [head, rule]
@@ -141,8 +144,9 @@ def table(configs):
             fmt(float(base["kernel_us"]), "{:.1f}"),
             fmt(c["t"].get("serial"), "{:.3f}"),
             x("annotated"), x("oracle"), x("graph"), x("graph_rebuild"),
-            x("acs_infer"), x("acs_annot"),
-            fmt(share(c, "acs_infer"), "{:.0%}"), fmt(share(c, "acs_annot"), "{:.0%}"),
+            x("acs_infer"), x("acs_const"), x("acs_annot"),
+            fmt(share(c, "acs_infer"), "{:.0%}"), fmt(share(c, "acs_const"), "{:.0%}"),
+            fmt(share(c, "acs_annot"), "{:.0%}"),
             fmt(versus(c, "acs_infer", "graph")), fmt(versus(c, "acs_infer", "graph_rebuild")),
             fmt(None if inst is None else float(inst), "{:.0f}"),
             check(c),
@@ -159,7 +163,7 @@ def plots(configs, out):
         print("plot_bench.py: matplotlib not found: plots skipped (the table is complete)")
         return
     series = [("oracle", "oracle"), ("graph", "CUDA graph"), ("acs_infer", "acs (inferred)"),
-              ("acs_annot", "acs (annotated)")]
+              ("acs_const", "acs (ACS_INFER=const)"), ("acs_annot", "acs (annotated)")]
 
     names = [n for n in configs if not re.match(r"synth-random-k\d+$", n)]
     if names:

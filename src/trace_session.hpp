@@ -48,9 +48,11 @@ struct options {
   bool measure = false;    // ACS_STATS: keep measured figures for the stats summary
   log_sink log = nullptr;  // default: warnings on stderr as "[acs] [warn] ...", information dropped
   std::vector<std::string> cupti_candidates;  // empty: cupti::default_candidates()
-  // Record every driver and runtime API call (not only launches) to carry the
-  // external correlations: slower, a fallback if CUPTI's per-function switches fail.
-  bool all_api_records = false;
+  // Record every driver and runtime API call to carry the external
+  // correlations. On the H200 with CUDA 13, enabling the launch functions one
+  // by one delivered no external correlation records at all, so this is the
+  // default; false tries the per-function switches first.
+  bool all_api_records = true;
 };
 
 /// @brief Starts collection if `opts` asks for a trace or measurements. Only the

@@ -3,7 +3,7 @@
 //   acs_trace_check TRACE.json CHECK...
 //     --kernel NAME          a kernel whose name contains NAME was recorded
 //     --dispatched NAME      ... and acs dispatched it (args.acs == "dispatched")
-//     --overlap A B          the first kernels named A and B ran together for at
+//     --overlap A B          the longest kernels named A and B ran together for at
 //                            least a quarter of the shorter one
 //     --no-overlap A B       ... did not run together at all (B after A)
 //     --flow A B             a dependency flow goes from a slice of A to one of B
@@ -38,10 +38,14 @@ struct trace {
   std::map<double, std::pair<const value*, const value*>> flows;  // id -> (s, f)
 };
 
+// The longest kernel of that name: programs warm their kernels up with short
+// launches first (lazy module loading), and the long one is the one measured.
 const slice* find(const trace& t, const std::string& name) {
+  const slice* best = nullptr;
   for (const slice& k : t.kernels)
-    if (k.name.find(name) != std::string::npos) return &k;
-  return nullptr;
+    if (k.name.find(name) != std::string::npos && (best == nullptr || k.end - k.start > best->end - best->start))
+      best = &k;
+  return best;
 }
 
 // The kernel slice on the flow end's lane that encloses its timestamp.
