@@ -130,7 +130,9 @@ std::string human_lines(const measured& m) {
            " incomplete)";
   out += "\n";
   if (m.top.empty()) return out;
-  out += "[acs] measured: top kernels by GPU time (launches, by acs, dependency waits):\n";
+  out += m.dispatched > 0 ? "[acs] measured: top kernels by GPU time (launches, by acs, dependency waits):\n"
+                          : "[acs] measured: top kernels by GPU time (launches; with ACS_TRACE also "
+                            "dispatches by acs and dependency waits):\n";
   for (const top_kernel& t : m.top) {
     out += format(
         "[acs]   %5.1f%%",

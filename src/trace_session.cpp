@@ -53,7 +53,6 @@ constexpr CUpti_ActivityKind activity_kinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,  // never KIND_KERNEL: it serialises kernels
     CUPTI_ACTIVITY_KIND_MEMCPY,
     CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
 };
 
 void default_log(bool warning, const char* message) noexcept {
@@ -116,10 +115,17 @@ class session {
       }
       enabled_.push_back(kind);
     }
-    if (!enable_api_records(o.all_api_records)) {
-      disable_enabled();
-      warn("CUPTI could not record launch API calls; " + consequence());
-      return false;
+    // Linking kernels to acs's launches (pool lanes, arrows, wait counts) needs
+    // API records, which cost host time on every CUDA call: only for a trace.
+    // Measured figures alone (ACS_STATS) keep the launch path as it is.
+    if (!o.path.empty()) {
+      r = api_.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+      if (r == CUPTI_SUCCESS) enabled_.push_back(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+      if (r != CUPTI_SUCCESS || !enable_api_records(o.all_api_records)) {
+        disable_enabled();
+        warn("CUPTI could not record launch API calls; " + consequence());
+        return false;
+      }
     }
     pid_ = getpid();
     return true;
@@ -290,7 +296,7 @@ class session {
     if (data.dropped > 0)
       warn(std::to_string(data.dropped) +
            " activity records were dropped: the trace and the measured figures are partial");
-    if (!data.dispatches.empty() && data.correlations.empty() && !data.kernels.empty())
+    if (!path_.empty() && !data.dispatches.empty() && data.correlations.empty() && !data.kernels.empty())
       warn(
           "CUPTI delivered no external correlation records: kernels are not linked to acs's launches "
           "(no pool lanes, dependency arrows or wait counts)");
