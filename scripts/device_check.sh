@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
 # Everything that needs a GPU, in one command, for a GPU machine: builds once,
 # then runs the preload and GPU test suites, the sample application and the
-# benchmark smoke run. Logs go to $1 (default: build-device/logs).
-#   scripts/device_check.sh [LOG_DIR] [--bench-full]
+# launch-overhead measurement; with ACS_DEVICE_BENCH=1 also the benchmark matrix.
+#   scripts/device_check.sh [LOG_DIR]        default: build-device/logs
+# LOG_DIR receives at most 7 files: ctest.log, gpu.log, and the benchmark's
+# summary.md, bench.csv, acs_stats.txt and two plots.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 logs=${1:-$root/build-device/logs}
 build=$root/build-device
-mkdir -p "$logs"
+mkdir -p "$logs" "$build"
 export PATH=/usr/local/cuda/bin:$PATH
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$logs/gpu.txt"
+out=$logs/gpu.log
+exec > >(tee "$out") 2>&1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 t0=$(date +%s)
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACS_BUILD_BENCHMARKS=OFF \
-  >"$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
-cmake --build "$build" -j "$(nproc)" -- -k 0 >"$logs/build.log" 2>&1 || grep -E "FAILED|error" "$logs/build.log" | head -20
+  >"$build/configure.log" 2>&1 || { tail -30 "$build/configure.log"; exit 1; }
+cmake --build "$build" -j "$(nproc)" -- -k 0 >"$build/build.log" 2>&1 || grep -E "FAILED|error" "$build/build.log" | head -20
 echo "== built in $(( $(date +%s) - t0 )) s"
 ctest --test-dir "$build" -L "preload|gpu" -j 6 --timeout 120 --output-on-failure >"$logs/ctest.log" 2>&1
-grep -E "tests passed|tests failed|\*\*\*|Failed|Not Run" "$logs/ctest.log" | head -60
+grep -E "tests passed|tests failed|\*\*\*|Not Run" "$logs/ctest.log" | head -40
 grep -ah '^\[gpu-test\] FAIL' "$build/Testing/Temporary/LastTest.log" | head -20
 echo "== tests done at $(( $(date +%s) - t0 )) s"
-"$root/scripts/run_sample.sh" "$build" >"$logs/sample.log" 2>&1; tail -15 "$logs/sample.log"
+"$root/scripts/run_sample.sh" "$build" 2>&1 | tail -14
 echo "== sample done at $(( $(date +%s) - t0 )) s"
+"$root/scripts/launch_overhead.sh" "$build"
+echo "== overhead done at $(( $(date +%s) - t0 )) s"
+if [[ ${ACS_DEVICE_BENCH:-0} == 1 ]]; then
+  ACS_LIB=$build/interpose/libacs.so "$root/scripts/bench.sh" --out "$build/bench" 2>&1 | tail -42
+  cp "$build"/bench/{summary.md,bench.csv,acs_stats.txt,speedup.png,kernel_length.png} "$logs/" 2>/dev/null
+fi
