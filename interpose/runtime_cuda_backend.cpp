@@ -54,6 +54,10 @@ backend_status cuda_backend::wait_event(stream_handle stream, event_handle event
   return cuda_.cuStreamWaitEvent_(as_stream(stream), as_event(event), CU_EVENT_WAIT_DEFAULT);
 }
 
+backend_status cuda_backend::synchronize(stream_handle stream) {
+  return cuda_.cuStreamSynchronize_(as_stream(stream));
+}
+
 event_state cuda_backend::query_event(event_handle event) {
   switch (cuda_.cuEventQuery_(as_event(event))) {
     case CUDA_SUCCESS: return event_state::complete;

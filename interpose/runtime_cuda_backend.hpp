@@ -32,6 +32,7 @@ class cuda_backend final : public backend {
   backend_status record_event(event_handle event, stream_handle stream) override;
   backend_status wait_event(stream_handle stream, event_handle event) override;
   event_state query_event(event_handle event) override;
+  backend_status synchronize(stream_handle stream) override;
   // `kernel` is a pending_launch: re-issues the application's launch on `stream`.
   backend_status launch(const void* kernel, stream_handle stream) override;
   void destroy_stream(stream_handle stream) noexcept override;

@@ -59,6 +59,7 @@ void sum_stats(scheduler_stats& sum, unsigned& devices) {
     sum.barriers += s.barriers;
     sum.folds += s.folds;
     sum.launch_errors += s.launch_errors;
+    sum.join_failures += s.join_failures;
     sum.occupancy_sum += s.occupancy_sum;
     ++devices;
   }

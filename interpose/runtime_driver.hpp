@@ -28,6 +28,7 @@
   _(cuStreamGetFlags, 5050, true)           \
   _(cuStreamIsCapturing, 10000, true)       \
   _(cuStreamWaitEvent, 3020, true)          \
+  _(cuStreamSynchronize, 2000, true)        \
   _(cuEventCreate, 2000, true)              \
   _(cuEventRecord, 2000, true)              \
   _(cuEventQuery, 2000, true)               \

@@ -25,6 +25,8 @@ class backend {
   virtual backend_status record_event(event_handle event, stream_handle stream) = 0;
   virtual backend_status wait_event(stream_handle stream, event_handle event) = 0;
   virtual event_state query_event(event_handle event) = 0;
+  // Host waits for the stream: the last resort when a kernel could not be joined.
+  virtual backend_status synchronize(stream_handle stream) = 0;
   // Enqueue an opaque kernel (the interposer's launch closure, or a simulated kernel).
   virtual backend_status launch(const void* kernel, stream_handle stream) = 0;
   // Teardown; errors are ignored (the driver may already be gone at exit).

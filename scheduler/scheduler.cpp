@@ -283,14 +283,17 @@ struct scheduler::state {
 
     // Eager join: the application stream waits for the kernel at once.
     event_handle done = 0;
-    if (events.acquire(&done) != 0 || gpu.record_event(done, ps.handle) != 0) {
-      // The kernel cannot be tracked (the context is failing): from now on
-      // everything runs in place, and the next sync reports the error.
+    if (events.acquire(&done) != 0 || gpu.record_event(done, ps.handle) != 0 ||
+        gpu.wait_event(s.handle, done) != 0) {
+      // The stream may not contain the kernel, and nothing else can order later
+      // work after it: wait for it on the host. acs's own calls are failing, so
+      // from now on every kernel runs in place, in order.
+      (void)gpu.synchronize(ps.handle);
       if (done != 0) events.release(done);
       broken = true;
+      ++stats.join_failures;
       return status;
     }
-    if (gpu.wait_event(s.handle, done) != 0) broken = true;
     // After the join: a sync that takes its point from here on covers the kernel.
     const std::uint64_t joined = joins.fetch_add(1, std::memory_order_seq_cst) + 1;
     if (observer != nullptr) {

@@ -56,6 +56,7 @@ struct scheduler_stats {
   std::uint64_t barriers = 0;
   std::uint64_t folds = 0;              // window entries folded into a summary while running
   std::uint64_t launch_errors = 0;
+  std::uint64_t join_failures = 0;      // acs's own event calls failed: it now runs in place
   std::uint64_t occupancy_sum = 0;      // window entries in flight, summed at each launch
 };
 

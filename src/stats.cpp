@@ -87,9 +87,10 @@ std::string format_machine(const summary& s) {
   const scheduler_stats& k = s.scheduler;
   std::string out = fmt::format(
       "acs-stats: kernels_seen={} dispatched={} independent={} same_stream={} dependency_waits={} "
-      "fork_waits={} barriers={} folds={} launch_errors={} mean_occupancy={:.2f} devices={} passed={}",
+      "fork_waits={} barriers={} folds={} launch_errors={} join_failures={} mean_occupancy={:.2f} devices={} "
+      "passed={}",
       s.kernels_seen, k.kernels, k.independent, k.same_stream, k.dependency_waits, k.fork_waits,
-      k.barriers, k.folds, k.launch_errors, mean_occupancy(s), s.devices, total_passed(s));
+      k.barriers, k.folds, k.launch_errors, k.join_failures, mean_occupancy(s), s.devices, total_passed(s));
   for (std::size_t i = 0; i < reason_count; ++i)
     out += fmt::format(" pass_{}={}", reason_name(static_cast<pass_reason>(i)), s.passed[i]);
   return out;

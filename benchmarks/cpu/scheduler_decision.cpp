@@ -25,6 +25,7 @@ class null_backend final : public acs::backend {
   acs::backend_status wait_event(acs::stream_handle, acs::event_handle) override { return 0; }
   // The GPU keeps up: work two windows old has finished when asked.
   acs::event_state query_event(acs::event_handle) override { return acs::event_state::complete; }
+  acs::backend_status synchronize(acs::stream_handle) override { return 0; }
   acs::backend_status launch(const void*, acs::stream_handle) override { return 0; }
   void destroy_stream(acs::stream_handle) noexcept override {}
   void destroy_event(acs::event_handle) noexcept override {}

@@ -143,6 +143,7 @@ class bracket_backend final : public backend {
   backend_status record_event(event_handle, stream_handle) override { return 0; }
   backend_status wait_event(stream_handle, event_handle) override { return 0; }
   event_state query_event(event_handle) override { return event_state::pending; }
+  backend_status synchronize(stream_handle) override { return 0; }
   backend_status launch(const void*, stream_handle) override {
     id_during_launch.push_back(fake_cupti::stack.empty() ? 0 : fake_cupti::stack.back());
     return 0;

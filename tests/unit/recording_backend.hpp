@@ -44,6 +44,10 @@ class recording_backend final : public backend {
       if (c == e) return event_state::complete;
     return event_state::pending;
   }
+  backend_status synchronize(stream_handle s) override {
+    calls.push_back({"sync", s, 0});
+    return 0;
+  }
   backend_status launch(const void* kernel, stream_handle s) override {
     calls.push_back({"launch", reinterpret_cast<std::uintptr_t>(kernel), s});
     return fail_launch;
