@@ -1,0 +1,162 @@
+#include "program_runner.hpp"
+
+#include <optional>
+#include <sstream>
+
+#include "footprint.hpp"
+
+namespace acs::sim {
+namespace {
+
+using step_kind = program_step::kind;
+
+memory_effect effect_of(const kernel& k) { return {memory_effect::rule::hash, k.id, k.reads, k.writes}; }
+
+class runner {
+ public:
+  runner(const program& p, execution how) : p_(p), how_(how), sim_(p.device) {
+    if (how_ == execution::through_acs) acs_.emplace(sim_, p.config);
+    for (stream_kind kind : p.streams) {
+      const stream_handle h =
+          kind == stream_kind::legacy ? sim_device::legacy_stream : sim_.create_app_stream(kind);
+      streams_.push_back({h + 1, h, kind});
+    }
+    for (unsigned i = 0; i < p.events; ++i) check(sim_.create_event(&events_.emplace_back()), "create_event");
+    if (how_ == execution::naive_redirect) {
+      for (unsigned i = 0; i < p.config.streams; ++i)
+        check(sim_.create_stream(&naive_.emplace_back()), "create_stream");
+    }
+  }
+
+  program_outcome run() {
+    for (std::size_t i = 0; i < p_.steps.size(); ++i) {
+      step_ = i;
+      play(p_.steps[i]);
+    }
+    const std::uint64_t point = scheduler::sync_point();
+    sim_.synchronize_device();
+    if (acs_) {
+      acs_->device_synchronized(point);
+      out_.stats = acs_->stats();
+    }
+    for (const race& r : sim_.races()) out_.races.push_back(sim_.explain(r));
+    out_.memory = sim_.memory();
+    return std::move(out_);
+  }
+
+ private:
+  void check(backend_status status, const char* what) {
+    if (status != 0)
+      out_.failures.push_back("step " + std::to_string(step_) + ": " + what + " returned " +
+                              std::to_string(status));
+  }
+
+  void barrier(const virtual_stream& s) {
+    if (acs_) acs_->barrier(s);
+  }
+
+  void play(const program_step& s) {
+    const virtual_stream& vs = streams_[s.stream];
+    switch (s.what) {
+      case step_kind::launch: {
+        const kernel& k = p_.kernels[s.kernel];
+        if (acs_) {
+          check(acs_->launch(vs, s.declared, &k, s.group), "launch");
+        } else if (how_ == execution::naive_redirect) {
+          check(sim_.launch(&k, naive_[next_naive_++ % naive_.size()]), "launch");
+        } else {
+          check(sim_.library_call(vs.handle, k), "launch");
+        }
+        return;
+      }
+      case step_kind::library_call:
+        check(sim_.library_call(vs.handle, p_.kernels[s.kernel]), "library_call");
+        break;
+      case step_kind::host_function:
+        check(sim_.host_function(vs.handle, p_.kernels[s.kernel]), "host_function");
+        break;
+      case step_kind::copy: check(sim_.copy(vs.handle, s.dst, s.src, s.count, s.duration), "copy"); break;
+      case step_kind::fill:
+        check(sim_.fill(vs.handle, s.dst, s.count, s.fill_value, s.duration), "fill");
+        break;
+      case step_kind::marker: check(sim_.marker(vs.handle), "marker"); break;
+      case step_kind::record: check(sim_.record_event(events_[s.event], vs.handle), "record_event"); break;
+      case step_kind::wait: check(sim_.wait_event(vs.handle, events_[s.event]), "wait_event"); break;
+      case step_kind::sync_stream: {
+        const std::uint64_t point = scheduler::sync_point();
+        sim_.synchronize_stream(vs.handle);
+        if (acs_) acs_->synchronized(vs.key, point);
+        return;
+      }
+      case step_kind::sync_event: sim_.synchronize_event(events_[s.event]); return;
+      case step_kind::sync_device: {
+        const std::uint64_t point = scheduler::sync_point();
+        sim_.synchronize_device();
+        if (acs_) acs_->device_synchronized(point);
+        return;
+      }
+      case step_kind::query_stream: {
+        const std::uint64_t point = scheduler::sync_point();
+        if (sim_.query_stream(vs.handle) && acs_) acs_->synchronized(vs.key, point);
+        return;
+      }
+      case step_kind::host_read: out_.host_reads.push_back(sim_.host_read(s.dst)); return;
+    }
+    barrier(vs);  // everything issued on the stream directly
+  }
+
+  const program& p_;
+  execution how_;
+  sim_device sim_;
+  std::optional<scheduler> acs_;  // destroyed before the device it uses
+  std::vector<virtual_stream> streams_;
+  std::vector<event_handle> events_;
+  std::vector<stream_handle> naive_;
+  std::size_t next_naive_ = 0;
+  std::size_t step_ = 0;
+  program_outcome out_;
+};
+
+}  // namespace
+
+program_outcome run_program(const program& p, execution how) { return runner(p, how).run(); }
+
+serial_outcome run_serial(const program& p) {
+  serial_memory memory(p.device.cells);
+  serial_outcome out;
+  for (const program_step& s : p.steps) {
+    switch (s.what) {
+      case step_kind::launch:
+      case step_kind::library_call:
+      case step_kind::host_function: memory.apply(effect_of(p.kernels[s.kernel])); break;
+      case step_kind::copy:
+        memory.apply({memory_effect::rule::copy, 0, cells(s.src, s.count), cells(s.dst, s.count)});
+        break;
+      case step_kind::fill:
+        memory.apply({memory_effect::rule::fill, s.fill_value, {}, cells(s.dst, s.count)});
+        break;
+      case step_kind::host_read: out.host_reads.push_back(memory[s.dst]); break;
+      default: break;
+    }
+  }
+  out.memory = memory.cells();
+  return out;
+}
+
+std::string compare(const serial_outcome& expected, const program_outcome& got) {
+  std::ostringstream out;
+  for (const std::string& f : got.failures) out << f << '\n';
+  const std::size_t shown = got.races.size() < 5 ? got.races.size() : 5;
+  for (std::size_t i = 0; i < shown; ++i) out << got.races[i] << '\n';
+  if (got.races.size() > shown) out << "... " << got.races.size() - shown << " more race(s)\n";
+  std::ostringstream cells_differ;
+  for (std::size_t c = 0; c < expected.memory.size() && c < got.memory.size(); ++c)
+    if (expected.memory[c] != got.memory[c]) cells_differ << ' ' << c;
+  if (!cells_differ.str().empty()) out << "cells differ from serial execution:" << cells_differ.str() << '\n';
+  for (std::size_t i = 0; i < expected.host_reads.size() && i < got.host_reads.size(); ++i)
+    if (expected.host_reads[i] != got.host_reads[i])
+      out << "host read #" << i << " differs from serial execution\n";
+  return out.str();
+}
+
+}  // namespace acs::sim

@@ -1,0 +1,397 @@
+#include "random_program.hpp"
+
+#include <algorithm>
+#include <random>
+#include <sstream>
+
+#include "app_order.hpp"
+#include "footprint.hpp"
+
+namespace acs::sim {
+namespace {
+
+using step_kind = program_step::kind;
+
+class generator {
+ public:
+  explicit generator(std::uint64_t seed) : rng_(seed * 0x9e3779b97f4a7c15ULL + 1) { p_.seed = seed; }
+
+  program run() {
+    choose_shape();
+    const unsigned target = pick(10, 150);
+    while (p_.steps.size() < target) one_step();
+    p_.device.cells = main_cells_ + scratch_cells_;
+    return std::move(p_);
+  }
+
+ private:
+  unsigned pick(unsigned lo, unsigned hi) { return std::uniform_int_distribution<unsigned>(lo, hi)(rng_); }
+  bool chance(unsigned percent) { return pick(0, 99) < percent; }
+
+  void choose_shape() {
+    const unsigned n = pick(1, 4);
+    bool legacy = false;
+    for (unsigned i = 0; i < n; ++i) {
+      const unsigned r = pick(0, 2);
+      if (r == 0 && !legacy) {
+        legacy = true;
+        p_.streams.push_back(stream_kind::legacy);
+      } else {
+        p_.streams.push_back(r == 1 ? stream_kind::blocking : stream_kind::non_blocking);
+      }
+    }
+    main_cells_ = pick(4, 32);
+    choose_layout();
+    // Small windows stress retiring and folding; large ones, the dependency scan.
+    const unsigned w = pick(0, 9);
+    p_.config.window = w < 4 ? pick(1, 4) : w < 7 ? pick(5, 16) : pick(17, 64);
+    p_.config.streams = chance(50) ? pick(1, 4) : pick(5, 32);
+    p_.device.concurrency = pick(1, 16);
+    const nanos costs[] = {300, 2000, 4800};
+    p_.device.launch_cost = costs[pick(0, 2)];
+    p_.device.api_cost = p_.device.launch_cost / 10;
+    p_.events = pick(1, 4);
+    // Barrier-heavy programs test joins and forks; launch-heavy ones, the
+    // window, its dependencies and folding.
+    const unsigned shares[] = {45, 75, 92};
+    launch_share_ = shares[pick(0, 2)];
+    locality_ = chance(50);
+    model_.emplace(p_.streams, p_.events, main_cells_);
+  }
+
+  // Strides that put cells within one address bucket, across bucket edges,
+  // over more buckets than a narrow range may span, and around the buckets'
+  // wrap-around; cells with gaps between them; bases that end the memory on
+  // the last byte of the address space.
+  void choose_layout() {
+    const std::uint64_t mib = 1ULL << 20;
+    const std::uint64_t strides[] = {1, 4096 + 1, mib - 3, 2 * mib, 5 * mib + 11, 31 * mib + 5};
+    if (chance(40)) return;  // the default: one byte per cell
+    p_.layout.stride = strides[pick(0, 5)];
+    p_.layout.width = chance(50) ? p_.layout.stride : std::min<std::uint64_t>(pick(1, 64), p_.layout.stride);
+    if (chance(25))
+      p_.layout.base = address_max - (main_cells_ - 1) * p_.layout.stride - (p_.layout.width - 1);
+  }
+
+  nanos kernel_duration() {
+    const unsigned r = pick(0, 99);
+    if (r < 50) return pick(500, 5'000);
+    if (r < 85) return pick(5'000, 50'000);
+    return pick(50'000, 300'000);
+  }
+
+  // A few random runs of cells, some of them empty; with locality, mostly in
+  // stream v's part of memory.
+  std::vector<cell> random_cells(unsigned v) {
+    const auto n = static_cast<unsigned>(p_.streams.size());
+    std::vector<cell> out;
+    for (unsigned runs = pick(0, 3); runs > 0; --runs) {
+      cell lo = 0;
+      cell hi = main_cells_ - 1;
+      if (locality_ && n > 1 && main_cells_ >= 2 * n && chance(85)) {
+        lo = v * main_cells_ / n;
+        hi = (v + 1) * main_cells_ / n - 1;
+      }
+      const cell first = pick(lo, hi);
+      const std::uint32_t len = pick(0, std::min(5u, hi - first + 1));
+      for (std::uint32_t i = 0; i < len; ++i) out.push_back(first + i);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  // What acs is told: exactly, or a superset of what the kernel touches.
+  access_set declare(const std::vector<cell>& reads, const std::vector<cell>& writes) {
+    const address_layout& at = p_.layout;
+    access_set a;
+    const auto add = [&](bool write, address base, std::uint64_t size) {
+      if (write) {
+        a.write(base, size);
+      } else {
+        a.read(base, size);
+      }
+    };
+    const auto each_cell = [&](const std::vector<cell>& cs, bool write) {
+      for (cell c : cs) add(write, at.of(c), at.width);
+    };
+    // Widened by up to two cells' worth of bytes at either end: partial cells too.
+    const auto widened = [&](const std::vector<cell>& cs, bool write) {
+      const auto slack = [&] { return std::uniform_int_distribution<std::uint64_t>(0, 2 * at.stride)(rng_); };
+      for (const byte_range& r : ranges_of(cs, at)) {
+        const std::uint64_t below = std::min<std::uint64_t>(slack(), r.first);
+        const std::uint64_t above = std::min<std::uint64_t>(slack(), address_max - r.last);
+        add(write, r.first - below, r.last - r.first + 1 + below + above);
+      }
+    };
+    const unsigned mode = pick(0, 9);
+    if (mode < 5) return {ranges_of(reads, at), ranges_of(writes, at)};  // exact, ranges merged
+    if (mode < 7) {  // widened, reads partly declared as writes, extra and nested ranges
+      widened(reads, chance(30));
+      widened(writes, true);
+      each_cell(writes, true);  // nested inside the widened ranges
+      if (chance(30)) add(false, at.of(pick(0, main_cells_ - 1)), pick(0, 4) * at.stride);
+      if (chance(10)) add(false, address_max - 15, 16);  // the very top of the address space
+      if (chance(10)) add(true, address_max - 3, 100);   // clamped at the top
+      return a;
+    }
+    if (mode == 7) {  // one hull per direction
+      if (!reads.empty())
+        add(false, at.of(reads.front()), at.last_byte(reads.back()) - at.of(reads.front()) + 1);
+      if (!writes.empty())
+        add(true, at.of(writes.front()), at.last_byte(writes.back()) - at.of(writes.front()) + 1);
+      return a;
+    }
+    if (mode == 8) return access_set::everything();
+    // One range per cell (adjacent ranges), and empty ones.
+    each_cell(reads, false);
+    each_cell(writes, true);
+    add(false, at.of(pick(0, main_cells_ - 1)), 0);
+    add(true, at.of(pick(0, main_cells_ - 1)), 0);
+    return a;
+  }
+
+  std::size_t add_kernel(nanos duration, std::vector<cell> reads, std::vector<cell> writes) {
+    p_.kernels.push_back({p_.kernels.size() + 1, duration, std::move(reads), std::move(writes)});
+    return p_.kernels.size() - 1;
+  }
+
+  void emit(program_step s) { p_.steps.push_back(std::move(s)); }
+
+  // Orders earlier conflicting work of other streams before an operation on v.
+  void order_before(unsigned v, const std::vector<cell>& reads, const std::vector<cell>& writes) {
+    for (;;) {
+      const std::vector<unsigned> others = model_->unordered(v, reads, writes);
+      if (others.empty()) return;
+      const unsigned u = others.front();
+      const unsigned r = pick(0, 99);
+      if (r < 60) {
+        const unsigned e = pick(0, p_.events - 1);
+        record(u, e);
+        wait(v, e);
+      } else if (r < 75) {
+        sync_stream(u);
+      } else if (r < 85) {
+        const unsigned e = pick(0, p_.events - 1);
+        record(u, e);
+        emit({.what = step_kind::sync_event, .stream = u, .event = e});
+        model_->sync_event(e);
+      } else {
+        emit({.what = step_kind::sync_device});
+        model_->sync_device();
+      }
+    }
+  }
+
+  void record(unsigned v, unsigned e) {
+    emit({.what = step_kind::record, .stream = v, .event = e});
+    model_->record(v, e);
+  }
+  void wait(unsigned v, unsigned e) {
+    emit({.what = step_kind::wait, .stream = v, .event = e});
+    model_->wait(v, e);
+  }
+  void sync_stream(unsigned v) {
+    emit({.what = step_kind::sync_stream, .stream = v});
+    model_->sync_stream(v);
+  }
+
+  void launch(unsigned v, std::uint64_t group, std::vector<cell> reads, std::vector<cell> writes,
+              const std::vector<cell>& private_reads, const std::vector<cell>& private_writes) {
+    access_set declared = declare(reads, writes);
+    reads.insert(reads.end(), private_reads.begin(), private_reads.end());
+    writes.insert(writes.end(), private_writes.begin(), private_writes.end());
+    order_before(v, reads, writes);
+    model_->issue(v, reads, writes);
+    const std::size_t k = add_kernel(kernel_duration(), std::move(reads), std::move(writes));
+    emit({.what = step_kind::launch,
+          .stream = v,
+          .kernel = k,
+          .declared = std::move(declared),
+          .group = group});
+  }
+
+  // An annotation scope: its kernels pass temporaries through scratch cells
+  // that nobody declares; only the scope keeps them in order.
+  void launch_group(unsigned v) {
+    const std::uint64_t group = ++groups_;
+    const unsigned n = pick(2, 3);
+    const cell scratch = main_cells_ + scratch_cells_;
+    scratch_cells_ += n - 1;
+    model_->add_cells(n - 1);
+    for (unsigned i = 0; i < n; ++i) {
+      std::vector<cell> in;
+      std::vector<cell> out;
+      if (i > 0) in.push_back(scratch + i - 1);
+      if (i + 1 < n) out.push_back(scratch + i);
+      launch(v, group, random_cells(v), random_cells(v), in, out);
+    }
+  }
+
+  void direct(unsigned v, step_kind what) {
+    program_step s{.what = what, .stream = v};
+    std::vector<cell> reads;
+    std::vector<cell> writes;
+    if (what == step_kind::copy || what == step_kind::fill) {
+      s.count = pick(1, std::min(6u, main_cells_));
+      s.dst = pick(0, main_cells_ - s.count);
+      s.duration = pick(500, 20'000);
+      writes = cells(s.dst, s.count);
+      if (what == step_kind::copy) {
+        // A source that does not overlap the destination, if there is room.
+        s.src = pick(0, main_cells_ - s.count);
+        if (s.src < s.dst + s.count && s.dst < s.src + s.count) {
+          if (s.dst >= s.count) {
+            s.src = s.dst - s.count;
+          } else if (s.dst + 2 * s.count <= main_cells_) {
+            s.src = s.dst + s.count;
+          } else {
+            s.what = step_kind::fill;
+          }
+        }
+        if (s.what == step_kind::copy) reads = cells(s.src, s.count);
+      }
+      s.fill_value = rng_();
+    } else {
+      reads = random_cells(v);
+      writes = random_cells(v);
+      const nanos duration = what == step_kind::host_function ? pick(0, 10'000) : kernel_duration();
+      s.kernel = add_kernel(duration, reads, writes);
+    }
+    order_before(v, reads, writes);
+    model_->issue(v, reads, writes);
+    emit(std::move(s));
+  }
+
+  void one_step() {
+    const unsigned v = pick(0, static_cast<unsigned>(p_.streams.size()) - 1);
+    if (chance(launch_share_)) {
+      if (chance(10)) {
+        launch_group(v);
+      } else {
+        launch(v, 0, random_cells(v), random_cells(v), {}, {});
+      }
+      return;
+    }
+    const unsigned r = pick(0, 49);
+    if (r < 4) {
+      direct(v, step_kind::library_call);
+    } else if (r < 7) {
+      direct(v, step_kind::host_function);
+    } else if (r < 12) {
+      direct(v, step_kind::copy);
+    } else if (r < 16) {
+      direct(v, step_kind::fill);
+    } else if (r < 18) {
+      emit({.what = step_kind::marker, .stream = v});
+      model_->issue(v, {}, {});
+    } else if (r < 26) {
+      const unsigned e = pick(0, p_.events - 1);
+      record(v, e);
+      if (chance(70)) wait(pick(0, static_cast<unsigned>(p_.streams.size()) - 1), e);
+    } else if (r < 29) {
+      wait(v, pick(0, p_.events - 1));  // possibly never recorded: a no-op
+    } else if (r < 34) {
+      sync_stream(v);
+    } else if (r < 36) {
+      const unsigned e = pick(0, p_.events - 1);
+      emit({.what = step_kind::sync_event, .stream = v, .event = e});
+      model_->sync_event(e);
+    } else if (r < 38) {
+      emit({.what = step_kind::sync_device});
+      model_->sync_device();
+    } else if (r < 41) {
+      emit({.what = step_kind::query_stream, .stream = v});
+    } else {
+      const cell c = pick(0, main_cells_ - 1);
+      if (const auto writer = model_->host_unordered_writer(c)) sync_stream(*writer);
+      emit({.what = step_kind::host_read, .dst = c});
+    }
+  }
+
+  std::mt19937_64 rng_;
+  program p_;
+  std::optional<app_order> model_;
+  std::uint32_t main_cells_ = 0;
+  std::uint32_t scratch_cells_ = 0;
+  std::uint64_t groups_ = 0;
+  unsigned launch_share_ = 0;  // percent of steps that launch through acs
+  bool locality_ = false;      // each stream works mostly on its own part of memory
+};
+
+const char* name(step_kind k) {
+  switch (k) {
+    case step_kind::launch: return "launch";
+    case step_kind::library_call: return "library_call";
+    case step_kind::host_function: return "host_function";
+    case step_kind::copy: return "copy";
+    case step_kind::fill: return "fill";
+    case step_kind::marker: return "marker";
+    case step_kind::record: return "record";
+    case step_kind::wait: return "wait";
+    case step_kind::sync_stream: return "sync_stream";
+    case step_kind::sync_event: return "sync_event";
+    case step_kind::sync_device: return "sync_device";
+    case step_kind::query_stream: return "query_stream";
+    case step_kind::host_read: return "host_read";
+  }
+  return "?";
+}
+
+std::string cell_list(const std::vector<cell>& cs) {
+  std::ostringstream out;
+  for (cell c : cs) out << ' ' << c;
+  return out.str();
+}
+
+std::string range_list(const std::vector<byte_range>& rs) {
+  std::ostringstream out;
+  out << std::hex;
+  for (const byte_range& r : rs) out << " 0x" << r.first << "..0x" << r.last;
+  return out.str();
+}
+
+}  // namespace
+
+program generate_program(std::uint64_t seed) { return generator(seed).run(); }
+
+std::string describe(const program& p) {
+  std::ostringstream out;
+  out << "program seed " << p.seed << ": window " << p.config.window << ", pool streams " << p.config.streams
+      << ", concurrency " << p.device.concurrency << ", launch cost " << p.device.launch_cost << "ns, "
+      << p.device.cells << " cells at 0x" << std::hex << p.layout.base << std::dec << " + " << p.layout.stride
+      << " per cell (" << p.layout.width << " bytes); streams:";
+  for (std::size_t i = 0; i < p.streams.size(); ++i) out << " s" << i << '=' << name(p.streams[i]);
+  out << '\n';
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    const program_step& s = p.steps[i];
+    out << "  " << i << ": " << name(s.what);
+    if (s.what != step_kind::sync_device && s.what != step_kind::host_read) out << " s" << s.stream;
+    switch (s.what) {
+      case step_kind::launch:
+      case step_kind::library_call:
+      case step_kind::host_function: {
+        const kernel& k = p.kernels[s.kernel];
+        out << " kernel " << k.id << " (" << k.duration << "ns) reads" << cell_list(k.reads) << " writes"
+            << cell_list(k.writes);
+        if (s.what == step_kind::launch) {
+          out << "; declared reads" << range_list(s.declared.reads) << " writes"
+              << range_list(s.declared.writes);
+          if (s.group != 0) out << "; group " << s.group;
+        }
+        break;
+      }
+      case step_kind::copy: out << ' ' << s.count << " cells " << s.src << " -> " << s.dst; break;
+      case step_kind::fill: out << ' ' << s.count << " cells at " << s.dst; break;
+      case step_kind::record:
+      case step_kind::wait:
+      case step_kind::sync_event: out << " event " << s.event; break;
+      case step_kind::host_read: out << " cell " << s.dst; break;
+      default: break;
+    }
+    out << '\n';
+  }
+  return out.str();
+}
+
+}  // namespace acs::sim

@@ -1,0 +1,66 @@
+#pragma once
+// Randomly generated application programs for the property test: several
+// virtual streams (the legacy stream among them), kernels with random and
+// loosely declared footprints, annotation scopes, barriers of every kind and
+// host syncs. Every program is race-free as an application: whenever an
+// operation would conflict with unordered work of another stream, the
+// generator first orders them the way an application would (an event, a
+// stream or event sync, a device sync). So any race or difference from serial
+// execution under acs is acs's fault.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "byte_range.hpp"
+#include "footprint.hpp"
+#include "scheduler.hpp"
+#include "sim_device.hpp"
+
+namespace acs::sim {
+
+struct program_step {
+  enum class kind : std::uint8_t {
+    launch,        // through acs
+    library_call,  // the rest is issued on the stream directly, then a barrier
+    host_function,
+    copy,
+    fill,
+    marker,
+    record,
+    wait,
+    sync_stream,  // host syncs, then the scheduler is told
+    sync_event,
+    sync_device,
+    query_stream,  // the scheduler is told only if the stream was idle
+    host_read,
+  };
+  kind what = kind::marker;
+  unsigned stream = 0;      // index into program::streams
+  std::size_t kernel = 0;   // launch, library_call, host_function: index into program::kernels
+  access_set declared{};    // launch: what acs is told
+  std::uint64_t group = 0;  // launch: annotation scope, 0 if none
+  unsigned event = 0;       // record, wait, sync_event: index of the application's event
+  cell dst = 0;             // copy, fill; host_read: the cell read
+  cell src = 0;             // copy
+  std::uint32_t count = 0;  // copy, fill
+  value fill_value = 0;
+  nanos duration = 0;  // copy, fill
+};
+
+struct program {
+  std::uint64_t seed = 0;
+  device_config device;
+  scheduler_config config;
+  address_layout layout;  // where the cells are, in what acs is told
+  std::vector<stream_kind> streams;
+  unsigned events = 0;
+  std::vector<kernel> kernels;
+  std::vector<program_step> steps;
+};
+
+program generate_program(std::uint64_t seed);
+
+// A listing of the program, for replaying a failure by hand.
+std::string describe(const program& p);
+
+}  // namespace acs::sim

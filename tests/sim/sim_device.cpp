@@ -1,0 +1,493 @@
+#include "sim_device.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace acs::sim {
+
+const char* name(stream_kind k) noexcept {
+  switch (k) {
+    case stream_kind::legacy: return "legacy";
+    case stream_kind::blocking: return "blocking";
+    case stream_kind::non_blocking: return "non_blocking";
+  }
+  return "?";
+}
+
+sim_device::sim_device(device_config config)
+    : config_(config), memory_(config.cells), checker_(config.cells) {
+  if (config_.concurrency == 0) throw std::invalid_argument("sim_device: concurrency must be >= 1");
+  for (cell c = 0; c < config_.cells; ++c) memory_[c] = initial_value(c);
+  add_stream(stream_kind::legacy, stream_origin::legacy);
+}
+
+stream_handle sim_device::add_stream(stream_kind kind, stream_origin origin) {
+  streams_.push_back({kind, origin, false, std::nullopt, 0});
+  return streams_.size() - 1;
+}
+
+bool sim_device::valid_stream(stream_handle s) const noexcept {
+  return s < streams_.size() && !streams_[s].destroyed;
+}
+
+bool sim_device::valid_event(event_handle e) const noexcept {
+  return e >= 1 && e <= events_.size() && !events_[e - 1].destroyed;
+}
+
+bool sim_device::valid_cells(const std::vector<cell>& cells) const noexcept {
+  return std::all_of(cells.begin(), cells.end(), [&](cell c) { return c < config_.cells; });
+}
+
+// ---- backend -------------------------------------------------------------
+
+std::optional<backend_status> sim_device::injected(api_call which) {
+  injected_failure& f = failures_[static_cast<std::size_t>(which)];
+  if (f.count == 0) return std::nullopt;
+  if (f.after > 0) {
+    --f.after;
+    return std::nullopt;
+  }
+  --f.count;
+  return f.status;
+}
+
+backend_status sim_device::create_stream(stream_handle* out) {
+  std::lock_guard lock(mutex_);
+  now_ += config_.api_cost;
+  if (const auto failure = injected(api_call::create_stream)) return *failure;
+  *out = add_stream(stream_kind::non_blocking, stream_origin::pool);
+  return 0;
+}
+
+backend_status sim_device::create_event(event_handle* out) {
+  std::lock_guard lock(mutex_);
+  now_ += config_.api_cost;
+  if (const auto failure = injected(api_call::create_event)) return *failure;
+  events_.push_back({});
+  *out = events_.size();  // handles start at 1, so a zero handle is caught
+  return 0;
+}
+
+backend_status sim_device::record_event(event_handle event, stream_handle stream) {
+  std::lock_guard lock(mutex_);
+  if (!valid_event(event) || !valid_stream(stream)) return status_invalid_handle;
+  if (const auto failure = injected(api_call::record_event)) {
+    now_ += config_.api_cost;
+    return *failure;
+  }
+  run_until(now_);
+  op o;
+  o.kind = op_kind::record;
+  events_[event - 1].record = enqueue(std::move(o), stream, std::nullopt);
+  now_ += config_.api_cost;
+  return 0;
+}
+
+backend_status sim_device::wait_event(stream_handle stream, event_handle event) {
+  std::lock_guard lock(mutex_);
+  if (!valid_event(event) || !valid_stream(stream)) return status_invalid_handle;
+  if (const auto failure = injected(api_call::wait_event)) {
+    now_ += config_.api_cost;
+    return *failure;
+  }
+  run_until(now_);
+  // CUDA: a wait binds to the latest record now; a never-recorded event is a no-op.
+  if (const auto record = events_[event - 1].record) {
+    op o;
+    o.kind = op_kind::wait;
+    enqueue(std::move(o), stream, record);
+  }
+  now_ += config_.api_cost;
+  return 0;
+}
+
+event_state sim_device::query_event(event_handle event) {
+  std::lock_guard lock(mutex_);
+  if (!valid_event(event)) return event_state::error;
+  run_until(now_);
+  now_ += config_.api_cost;
+  const auto record = events_[event - 1].record;
+  if (!record) return event_state::complete;
+  if (ops_[*record].at != phase::done) return event_state::pending;
+  observe(*record);
+  return event_state::complete;
+}
+
+backend_status sim_device::launch(const void* kernel_ptr, stream_handle stream) {
+  std::lock_guard lock(mutex_);
+  if (kernel_ptr == nullptr) return status_invalid_value;
+  if (!valid_stream(stream)) return status_invalid_handle;
+  const auto& k = *static_cast<const kernel*>(kernel_ptr);
+  if (!valid_cells(k.reads) || !valid_cells(k.writes)) return status_invalid_value;
+  if (const auto failure = injected(api_call::launch)) {
+    now_ += config_.launch_cost;
+    return *failure;
+  }
+  run_until(now_);
+  return enqueue_effect(op_kind::kernel, stream, k.id, {memory_effect::rule::hash, k.id, k.reads, k.writes},
+                        k.duration, config_.launch_cost);
+}
+
+void sim_device::destroy_stream(stream_handle stream) noexcept {
+  std::lock_guard lock(mutex_);
+  // Its work still runs, as with cudaStreamDestroy.
+  if (stream != legacy_stream && valid_stream(stream)) streams_[stream].destroyed = true;
+}
+
+void sim_device::destroy_event(event_handle event) noexcept {
+  std::lock_guard lock(mutex_);
+  if (valid_event(event)) events_[event - 1].destroyed = true;
+}
+
+// ---- the application's own work ---------------------------------------------
+
+stream_handle sim_device::create_app_stream(stream_kind kind) {
+  if (kind == stream_kind::legacy)
+    throw std::invalid_argument("the legacy stream is sim_device::legacy_stream");
+  std::lock_guard lock(mutex_);
+  now_ += config_.api_cost;
+  return add_stream(kind, stream_origin::app);
+}
+
+backend_status sim_device::library_call(stream_handle stream, const kernel& k) {
+  std::lock_guard lock(mutex_);
+  if (!valid_stream(stream)) return status_invalid_handle;
+  if (!valid_cells(k.reads) || !valid_cells(k.writes)) return status_invalid_value;
+  run_until(now_);
+  return enqueue_effect(op_kind::library_call, stream, k.id,
+                        {memory_effect::rule::hash, k.id, k.reads, k.writes}, k.duration,
+                        config_.launch_cost);
+}
+
+backend_status sim_device::host_function(stream_handle stream, const kernel& k) {
+  std::lock_guard lock(mutex_);
+  if (!valid_stream(stream)) return status_invalid_handle;
+  if (!valid_cells(k.reads) || !valid_cells(k.writes)) return status_invalid_value;
+  run_until(now_);
+  return enqueue_effect(op_kind::host_function, stream, k.id,
+                        {memory_effect::rule::hash, k.id, k.reads, k.writes}, k.duration, config_.api_cost);
+}
+
+backend_status sim_device::copy(stream_handle stream, cell dst, cell src, std::uint32_t count,
+                                nanos duration) {
+  std::lock_guard lock(mutex_);
+  if (!valid_stream(stream)) return status_invalid_handle;
+  memory_effect e{memory_effect::rule::copy, 0, {}, {}};
+  for (std::uint32_t i = 0; i < count; ++i) {
+    e.reads.push_back(src + i);
+    e.writes.push_back(dst + i);
+  }
+  if (!valid_cells(e.reads) || !valid_cells(e.writes)) return status_invalid_value;
+  run_until(now_);
+  return enqueue_effect(op_kind::copy, stream, 0, std::move(e), duration, config_.api_cost);
+}
+
+backend_status sim_device::fill(stream_handle stream, cell first, std::uint32_t count, value v,
+                                nanos duration) {
+  std::lock_guard lock(mutex_);
+  if (!valid_stream(stream)) return status_invalid_handle;
+  memory_effect e{memory_effect::rule::fill, v, {}, {}};
+  for (std::uint32_t i = 0; i < count; ++i) e.writes.push_back(first + i);
+  if (!valid_cells(e.writes)) return status_invalid_value;
+  run_until(now_);
+  return enqueue_effect(op_kind::fill, stream, 0, std::move(e), duration, config_.api_cost);
+}
+
+backend_status sim_device::marker(stream_handle stream) {
+  std::lock_guard lock(mutex_);
+  if (!valid_stream(stream)) return status_invalid_handle;
+  run_until(now_);
+  enqueue({}, stream, std::nullopt);
+  now_ += config_.api_cost;
+  return 0;
+}
+
+backend_status sim_device::enqueue_effect(op_kind kind, stream_handle stream, std::uint64_t kernel_id,
+                                          memory_effect effect, nanos duration, nanos cost) {
+  op o;
+  o.kind = kind;
+  o.kernel_id = kernel_id;
+  o.effect = std::move(effect);
+  o.duration = duration;
+  o.uses_slot = kind == op_kind::kernel || kind == op_kind::library_call;
+  const std::uint64_t id = enqueue(std::move(o), stream, std::nullopt);
+  effect_ops_.push_back(id);
+  if (kind == op_kind::kernel || kind == op_kind::library_call) {
+    latest_run_[kernel_id] = id;
+    ++launch_counts_[kernel_id];
+  }
+  now_ += cost;
+  return 0;
+}
+
+// ---- host synchronisation -------------------------------------------------
+
+void sim_device::observe(std::uint64_t id) { host_clock_.join(ops_[id].clock); }
+
+void sim_device::synchronize_stream(stream_handle stream) {
+  std::lock_guard lock(mutex_);
+  if (!valid_stream(stream)) return;
+  run_until(now_);
+  if (const auto tail = streams_[stream].tail) {
+    run_until_done(*tail);
+    observe(*tail);
+  }
+  now_ += config_.api_cost;
+}
+
+void sim_device::synchronize_event(event_handle event) {
+  std::lock_guard lock(mutex_);
+  if (!valid_event(event)) return;
+  run_until(now_);
+  if (const auto record = events_[event - 1].record) {
+    run_until_done(*record);
+    observe(*record);
+  }
+  now_ += config_.api_cost;
+}
+
+void sim_device::synchronize_device() {
+  std::lock_guard lock(mutex_);
+  run_until(now_);
+  for (std::uint64_t id = 0; id < ops_.size(); ++id) {
+    run_until_done(id);
+    observe(id);
+  }
+  now_ += config_.api_cost;
+}
+
+bool sim_device::query_stream(stream_handle stream) {
+  std::lock_guard lock(mutex_);
+  if (!valid_stream(stream)) return false;
+  run_until(now_);
+  now_ += config_.api_cost;
+  const auto tail = streams_[stream].tail;
+  if (tail && ops_[*tail].at != phase::done) return false;
+  if (tail) observe(*tail);
+  return true;
+}
+
+value sim_device::host_read(cell c) {
+  std::lock_guard lock(mutex_);
+  if (c >= config_.cells) throw std::out_of_range("host_read: no such cell");
+  run_until(now_);
+  host_clock_.set(0, ++host_ticks_);
+  checker_.read(c, {host_op, 0, host_ticks_}, host_clock_);
+  return memory_[c];
+}
+
+void sim_device::fail_calls(api_call which, unsigned count, backend_status status, unsigned after) {
+  std::lock_guard lock(mutex_);
+  failures_[static_cast<std::size_t>(which)] = {after, count, status};
+}
+
+// ---- the device -------------------------------------------------------------
+
+std::uint64_t sim_device::enqueue(op o, stream_handle stream, std::optional<std::uint64_t> extra) {
+  const std::uint64_t id = ops_.size();
+  stream_state& s = streams_[stream];
+  std::vector<std::uint64_t> deps;
+  if (extra) deps.push_back(*extra);
+  if (s.tail) deps.push_back(*s.tail);
+  // Legacy-stream implicit synchronisation. Destroyed streams count too: their
+  // work still runs.
+  if (s.kind == stream_kind::legacy) {
+    for (const stream_state& b : streams_)
+      if (b.kind == stream_kind::blocking && b.tail) deps.push_back(*b.tail);
+  } else if (s.kind == stream_kind::blocking && streams_[legacy_stream].tail) {
+    deps.push_back(*streams_[legacy_stream].tail);
+  }
+
+  o.stream = stream;
+  o.clock = host_clock_;
+  for (std::uint64_t d : deps) {
+    // Happens-before holds whether or not the dependency has completed yet.
+    o.clock.join(ops_[d].clock);
+    if (ops_[d].at != phase::done) {
+      ++o.pending;
+      ops_[d].dependents.push_back(id);
+    }
+  }
+  o.tick = ++s.ticks;
+  o.clock.set(timeline(stream), o.tick);
+  s.tail = id;
+  const bool ready = o.pending == 0;
+  ops_.push_back(std::move(o));
+  if (ready) ready_.push_back(id);
+  dispatch();
+  return id;
+}
+
+// Starts everything that can start at the current device time.
+void sim_device::dispatch() {
+  for (;;) {
+    if (!ready_.empty()) {
+      const std::uint64_t id = ready_.front();
+      ready_.pop_front();
+      if (ops_[id].uses_slot) {
+        slot_queue_.push_back(id);
+      } else {
+        start(id);
+      }
+    } else if (!slot_queue_.empty() && busy_slots_ < config_.concurrency) {
+      const std::uint64_t id = slot_queue_.front();
+      slot_queue_.pop_front();
+      ++busy_slots_;
+      peak_slots_ = std::max(peak_slots_, busy_slots_);
+      start(id);
+    } else {
+      return;
+    }
+  }
+}
+
+void sim_device::start(std::uint64_t id) {
+  op& o = ops_[id];
+  o.at = phase::running;
+  o.start = device_now_;
+  const access_tag tag{id, timeline(o.stream), o.tick};
+  for (cell c : o.effect.reads) {
+    checker_.read(c, tag, o.clock);
+    o.read_values.push_back(memory_[c]);
+  }
+  if (o.duration == 0) {
+    finish(id);
+  } else {
+    running_.push({device_now_ + o.duration, id});
+  }
+}
+
+void sim_device::finish(std::uint64_t id) {
+  op& o = ops_[id];
+  const access_tag tag{id, timeline(o.stream), o.tick};
+  const std::vector<value> out = outputs(o.effect, o.read_values);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    checker_.write(o.effect.writes[i], tag, o.clock);
+    memory_[o.effect.writes[i]] = out[i];
+  }
+  o.at = phase::done;
+  o.end = device_now_;
+  last_completion_ = std::max(last_completion_, device_now_);
+  if (o.uses_slot) --busy_slots_;
+  for (std::uint64_t d : o.dependents)
+    if (--ops_[d].pending == 0) ready_.push_back(d);
+}
+
+void sim_device::run_until(nanos t) {
+  dispatch();
+  while (!running_.empty() && running_.top().first <= t) {
+    const auto [end, id] = running_.top();
+    running_.pop();
+    device_now_ = end;
+    finish(id);
+    dispatch();
+  }
+  device_now_ = std::max(device_now_, t);
+}
+
+void sim_device::run_until_done(std::uint64_t id) {
+  dispatch();
+  while (ops_[id].at != phase::done) {
+    // Dependencies point only to earlier operations, so work is always running.
+    if (running_.empty()) throw std::logic_error("sim_device: no progress (simulator bug)");
+    const auto [end, next] = running_.top();
+    running_.pop();
+    device_now_ = end;
+    finish(next);
+    dispatch();
+  }
+  now_ = std::max(now_, device_now_);
+}
+
+// ---- observations -----------------------------------------------------------
+
+std::vector<race> sim_device::races() const {
+  std::lock_guard lock(mutex_);
+  return checker_.races();
+}
+
+std::string sim_device::describe_stream(stream_handle s) const {
+  const stream_state& st = streams_[s];
+  std::ostringstream out;
+  switch (st.origin) {
+    case stream_origin::legacy: return "the legacy stream";
+    case stream_origin::pool: out << "pool stream " << s; break;
+    case stream_origin::app: out << "app stream " << s << " (" << name(st.kind) << ')'; break;
+  }
+  return out.str();
+}
+
+std::string sim_device::describe_op(std::uint64_t id) const {
+  if (id == host_op) return "a host read";
+  const op& o = ops_[id];
+  static constexpr const char* names[] = {"kernel", "library call", "host function", "copy",
+                                          "fill",   "marker",       "event record",  "event wait"};
+  std::ostringstream out;
+  out << "op " << id << " (" << names[static_cast<int>(o.kind)];
+  if (o.kind == op_kind::kernel || o.kind == op_kind::library_call || o.kind == op_kind::host_function)
+    out << ' ' << o.kernel_id;
+  out << " on " << describe_stream(o.stream) << ", t=" << o.start << ".." << o.end << "ns)";
+  return out.str();
+}
+
+std::string sim_device::explain(const race& r) const {
+  std::lock_guard lock(mutex_);
+  const bool first_wrote = r.kind != race_kind::write_after_read;
+  const bool then_wrote = r.kind != race_kind::read_after_write;
+  return "race on cell " + std::to_string(r.where) + ": " + describe_op(r.earlier) +
+         (first_wrote ? " wrote it, " : " read it, ") + "then " + describe_op(r.later) +
+         (then_wrote ? " wrote it" : " read it") + ", and neither is ordered before the other";
+}
+
+std::string sim_device::explain_races(std::size_t max) const {
+  std::string out;
+  const std::vector<race> all = races();
+  for (std::size_t i = 0; i < all.size() && i < max; ++i) out += explain(all[i]) + "\n";
+  if (all.size() > max) out += "... and " + std::to_string(all.size() - max) + " more\n";
+  return out;
+}
+
+std::vector<value> sim_device::memory() const {
+  std::lock_guard lock(mutex_);
+  return memory_;
+}
+
+std::vector<memory_effect> sim_device::issued_effects() const {
+  std::lock_guard lock(mutex_);
+  std::vector<memory_effect> out;
+  out.reserve(effect_ops_.size());
+  for (std::uint64_t id : effect_ops_) out.push_back(ops_[id].effect);
+  return out;
+}
+
+std::optional<op_span> sim_device::kernel_span(std::uint64_t kernel_id) const {
+  std::lock_guard lock(mutex_);
+  const auto it = latest_run_.find(kernel_id);
+  if (it == latest_run_.end() || ops_[it->second].at == phase::waiting) return std::nullopt;
+  const op& o = ops_[it->second];
+  return op_span{o.start, o.at == phase::done ? o.end : o.start + o.duration};
+}
+
+unsigned sim_device::launches(std::uint64_t kernel_id) const {
+  std::lock_guard lock(mutex_);
+  const auto it = launch_counts_.find(kernel_id);
+  return it == launch_counts_.end() ? 0 : it->second;
+}
+
+nanos sim_device::now() const {
+  std::lock_guard lock(mutex_);
+  return now_;
+}
+
+nanos sim_device::last_completion() const {
+  std::lock_guard lock(mutex_);
+  return last_completion_;
+}
+
+unsigned sim_device::peak_concurrency() const {
+  std::lock_guard lock(mutex_);
+  return peak_slots_;
+}
+
+}  // namespace acs::sim

@@ -1,0 +1,213 @@
+#pragma once
+// A simulated GPU behind acs::backend, so that the scheduling core is tested
+// without one. It models what the virtual-stream contract depends on:
+//  * streams run their operations in FIFO order; pool streams (create_stream)
+//    are non-blocking, application streams have the kind the test asks for;
+//  * the legacy default stream: an operation on it waits for all earlier work
+//    of blocking streams, and an operation on a blocking stream waits for all
+//    earlier legacy work;
+//  * events: a wait binds to the latest record at the time of the call, and
+//    waiting on a never-recorded event does nothing;
+//  * time: the host clock advances by a cost per API call, kernels hold one of
+//    a limited number of execution slots for their duration, host syncs wait
+//    until the synced work completes;
+//  * memory: a small array of cells, read when an operation starts and written
+//    when it ends, with a happens-before race checker over the cells actually
+//    touched.
+// Every call may come from any thread: one mutex guards the whole device.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <queue>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend.hpp"
+#include "memory_effect.hpp"
+#include "race_checker.hpp"
+#include "scheduler.hpp"
+#include "vector_clock.hpp"
+
+namespace acs::sim {
+
+using nanos = std::uint64_t;
+
+// What the scheduler receives as its opaque `const void* kernel`. Its footprint
+// is what it really touches; the scheduler may be told a superset.
+struct kernel {
+  std::uint64_t id = 0;
+  nanos duration = 1000;
+  std::vector<cell> reads;
+  std::vector<cell> writes;
+};
+
+struct device_config {
+  std::uint32_t cells = 64;
+  unsigned concurrency = 8;  // kernels and library calls running at once
+  nanos launch_cost = 4800;  // host time per launch (DESIGN.md §3)
+  nanos api_cost = 350;      // host time per other call
+};
+
+// CUDA's codes, so that a status passed back unchanged is recognisable.
+inline constexpr backend_status status_invalid_value = 1;
+inline constexpr backend_status status_invalid_handle = 400;
+
+const char* name(stream_kind k) noexcept;
+
+// The backend calls a test can make fail.
+enum class api_call : std::uint8_t { create_stream, create_event, record_event, wait_event, launch };
+
+struct op_span {
+  nanos start = 0;
+  nanos end = 0;
+};
+
+class sim_device final : public backend {
+ public:
+  // The legacy default stream, as CUDA's `0`.
+  static constexpr stream_handle legacy_stream = 0;
+  // The operation id that race reports give to host reads.
+  static constexpr std::uint64_t host_op = ~std::uint64_t{0};
+
+  explicit sim_device(device_config config = {});
+
+  // backend: what the scheduler calls. The test calls them too, as the application.
+  backend_status create_stream(stream_handle* out) override;
+  backend_status create_event(event_handle* out) override;
+  backend_status record_event(event_handle event, stream_handle stream) override;
+  backend_status wait_event(stream_handle stream, event_handle event) override;
+  event_state query_event(event_handle event) override;
+  backend_status synchronize(stream_handle stream) override {
+    synchronize_stream(stream);
+    return 0;
+  }
+  backend_status launch(const void* kernel, stream_handle stream) override;
+  void destroy_stream(stream_handle stream) noexcept override;
+  void destroy_event(event_handle event) noexcept override;
+
+  // The application's streams (blocking or non-blocking) and the work it issues
+  // on them directly, which acs sees only as barriers.
+  stream_handle create_app_stream(stream_kind kind);
+  backend_status library_call(stream_handle stream, const kernel& k);   // holds a slot
+  backend_status host_function(stream_handle stream, const kernel& k);  // holds no slot
+  backend_status copy(stream_handle stream, cell dst, cell src, std::uint32_t count, nanos duration);
+  backend_status fill(stream_handle stream, cell first, std::uint32_t count, value v, nanos duration);
+  // An operation without a memory effect: stream-ordered malloc, an unknown entry point.
+  backend_status marker(stream_handle stream);
+
+  // The host waits; it then knows everything the completed work knew.
+  void synchronize_stream(stream_handle stream);
+  void synchronize_event(event_handle event);
+  void synchronize_device();
+  bool query_stream(stream_handle stream);
+  // A race-checked read of device memory by the host.
+  value host_read(cell c);
+
+  // After `after` more successful calls of `which`, the next `count` fail with
+  // `status` and do nothing else.
+  void fail_calls(api_call which, unsigned count, backend_status status, unsigned after = 0);
+
+  std::vector<race> races() const;
+  std::string explain(const race& r) const;
+  std::string explain_races(std::size_t max = 5) const;
+  // Memory now; after synchronize_device, the final state.
+  std::vector<value> memory() const;
+  // Effects of every operation with one, in the order the host issued them.
+  std::vector<memory_effect> issued_effects() const;
+  // The latest run of a kernel (or library call) with this id, once it started.
+  std::optional<op_span> kernel_span(std::uint64_t kernel_id) const;
+  unsigned launches(std::uint64_t kernel_id) const;
+  nanos now() const;              // host time
+  nanos last_completion() const;  // device time of the latest completion
+  unsigned peak_concurrency() const;
+
+ private:
+  enum class op_kind : std::uint8_t { kernel, library_call, host_function, copy, fill, marker, record, wait };
+  enum class phase : std::uint8_t { waiting, running, done };
+  enum class stream_origin : std::uint8_t { legacy, app, pool };
+
+  struct op {
+    op_kind kind = op_kind::marker;
+    stream_handle stream = 0;
+    std::uint64_t kernel_id = 0;
+    memory_effect effect;
+    nanos duration = 0;
+    bool uses_slot = false;
+    vector_clock clock;
+    std::uint32_t tick = 0;
+    unsigned pending = 0;  // dependencies not yet complete
+    std::vector<std::uint64_t> dependents;
+    phase at = phase::waiting;
+    nanos start = 0;
+    nanos end = 0;
+    std::vector<value> read_values;
+  };
+  struct stream_state {
+    stream_kind kind = stream_kind::non_blocking;
+    stream_origin origin = stream_origin::pool;
+    bool destroyed = false;
+    std::optional<std::uint64_t> tail;
+    std::uint32_t ticks = 0;
+  };
+  struct event_slot {
+    std::optional<std::uint64_t> record;  // the latest record
+    bool destroyed = false;
+  };
+
+  static std::uint32_t timeline(stream_handle s) noexcept { return static_cast<std::uint32_t>(s + 1); }
+  bool valid_stream(stream_handle s) const noexcept;
+  bool valid_event(event_handle e) const noexcept;
+  bool valid_cells(const std::vector<cell>& cells) const noexcept;
+  stream_handle add_stream(stream_kind kind, stream_origin origin);
+
+  // Issues `o` on `stream` at the current host time, after `extra` and after
+  // what stream order and the legacy stream require.
+  std::uint64_t enqueue(op o, stream_handle stream, std::optional<std::uint64_t> extra);
+  backend_status enqueue_effect(op_kind kind, stream_handle stream, std::uint64_t kernel_id,
+                                memory_effect effect, nanos duration, nanos cost);
+  void dispatch();
+  void start(std::uint64_t id);
+  void finish(std::uint64_t id);
+  void run_until(nanos t);
+  void run_until_done(std::uint64_t id);
+  void observe(std::uint64_t id);
+  std::string describe_op(std::uint64_t id) const;
+  std::string describe_stream(stream_handle s) const;
+
+  mutable std::mutex mutex_;
+  device_config config_;
+  nanos now_ = 0;         // host time
+  nanos device_now_ = 0;  // device time, never ahead of work left to simulate
+  nanos last_completion_ = 0;
+  std::vector<stream_state> streams_;
+  std::vector<event_slot> events_;
+  std::vector<op> ops_;
+  std::vector<value> memory_;
+  race_checker checker_;
+  vector_clock host_clock_;
+  std::uint32_t host_ticks_ = 0;
+  std::deque<std::uint64_t> ready_;       // dependencies complete, not started
+  std::deque<std::uint64_t> slot_queue_;  // ready, waiting for an execution slot
+  std::priority_queue<std::pair<nanos, std::uint64_t>, std::vector<std::pair<nanos, std::uint64_t>>,
+                      std::greater<>>
+      running_;
+  unsigned busy_slots_ = 0;
+  unsigned peak_slots_ = 0;
+  struct injected_failure {
+    unsigned after = 0;
+    unsigned count = 0;
+    backend_status status = 0;
+  };
+  // A failure to return instead of making the call, if one is pending.
+  std::optional<backend_status> injected(api_call which);
+
+  injected_failure failures_[5];
+  std::map<std::uint64_t, std::uint64_t> latest_run_;  // kernel id -> op
+  std::map<std::uint64_t, unsigned> launch_counts_;    // kernel id -> launches
+  std::vector<std::uint64_t> effect_ops_;              // ops with a memory effect, issue order
+};
+
+}  // namespace acs::sim

@@ -1,0 +1,253 @@
+// The simulated device itself: its stream, event, legacy-stream and timing
+// semantics, and that its race checker does report races. The rule tests rely
+// on all of this; a checker that could not fail would prove nothing.
+#include <gtest/gtest.h>
+
+#include "footprint.hpp"
+#include "sim_device.hpp"
+
+namespace acs::sim {
+namespace {
+
+constexpr nanos long_time = 100'000;
+constexpr nanos short_time = 1'000;
+
+struct device_test : ::testing::Test {
+  sim_device sim{device_config{}};
+  std::uint64_t next_id = 1;
+
+  kernel make(nanos duration, std::vector<cell> reads, std::vector<cell> writes) {
+    return {next_id++, duration, std::move(reads), std::move(writes)};
+  }
+  event_handle new_event() {
+    event_handle e = 0;
+    EXPECT_EQ(sim.create_event(&e), 0);
+    return e;
+  }
+  stream_handle pool_stream() {
+    stream_handle s = 0;
+    EXPECT_EQ(sim.create_stream(&s), 0);
+    return s;
+  }
+};
+
+TEST_F(device_test, stream_order_serialises_conflicting_kernels) {
+  const stream_handle s = sim.create_app_stream(stream_kind::non_blocking);
+  const kernel a = make(long_time, {}, {0});
+  const kernel b = make(short_time, {0}, {1});
+  ASSERT_EQ(sim.launch(&a, s), 0);
+  ASSERT_EQ(sim.launch(&b, s), 0);
+  sim.synchronize_device();
+  EXPECT_TRUE(sim.races().empty());
+  EXPECT_GE(sim.kernel_span(b.id)->start, sim.kernel_span(a.id)->end);
+}
+
+TEST_F(device_test, unordered_streams_race_in_every_direction) {
+  struct conflict {
+    std::vector<cell> first_reads, first_writes, second_reads, second_writes;
+  };
+  const conflict cases[] = {
+      {{}, {0}, {0}, {1}},  // read after write
+      {{0}, {1}, {}, {0}},  // write after read
+      {{}, {0}, {}, {0}},   // write after write
+  };
+  for (const conflict& c : cases) {
+    sim_device fresh{device_config{}};
+    stream_handle p = 0;
+    stream_handle q = 0;
+    ASSERT_EQ(fresh.create_stream(&p), 0);
+    ASSERT_EQ(fresh.create_stream(&q), 0);
+    const kernel a = make(long_time, c.first_reads, c.first_writes);
+    const kernel b = make(short_time, c.second_reads, c.second_writes);
+    ASSERT_EQ(fresh.launch(&a, p), 0);
+    ASSERT_EQ(fresh.launch(&b, q), 0);
+    fresh.synchronize_device();
+    ASSERT_EQ(fresh.races().size(), 1u);
+    const race r = fresh.races().front();
+    EXPECT_EQ(r.where, 0u);
+    EXPECT_NE(r.earlier, r.later);
+    EXPECT_NE(fresh.explain(r).find("race on cell 0"), std::string::npos) << fresh.explain(r);
+  }
+}
+
+TEST_F(device_test, disjoint_kernels_run_concurrently_and_do_not_race) {
+  const stream_handle p = pool_stream();
+  const stream_handle q = pool_stream();
+  const kernel a = make(long_time, {2}, {0});
+  const kernel b = make(long_time, {2}, {1});
+  ASSERT_EQ(sim.launch(&a, p), 0);
+  ASSERT_EQ(sim.launch(&b, q), 0);
+  sim.synchronize_device();
+  EXPECT_TRUE(sim.races().empty());
+  EXPECT_LT(sim.kernel_span(b.id)->start, sim.kernel_span(a.id)->end);
+}
+
+TEST_F(device_test, event_wait_orders_streams) {
+  const stream_handle p = pool_stream();
+  const stream_handle q = pool_stream();
+  const event_handle e = new_event();
+  const kernel a = make(long_time, {}, {0});
+  const kernel b = make(short_time, {0}, {1});
+  ASSERT_EQ(sim.launch(&a, p), 0);
+  ASSERT_EQ(sim.record_event(e, p), 0);
+  ASSERT_EQ(sim.wait_event(q, e), 0);
+  ASSERT_EQ(sim.launch(&b, q), 0);
+  sim.synchronize_device();
+  EXPECT_TRUE(sim.races().empty()) << sim.explain_races();
+  EXPECT_GE(sim.kernel_span(b.id)->start, sim.kernel_span(a.id)->end);
+}
+
+TEST_F(device_test, wait_binds_to_the_record_current_at_the_call) {
+  const stream_handle p = pool_stream();
+  const stream_handle q = pool_stream();
+  const event_handle e = new_event();
+  const kernel a = make(short_time, {}, {0});
+  const kernel later_writer = make(long_time, {}, {1});
+  const kernel reader = make(short_time, {1}, {2});
+  ASSERT_EQ(sim.launch(&a, p), 0);
+  ASSERT_EQ(sim.record_event(e, p), 0);
+  ASSERT_EQ(sim.wait_event(q, e), 0);  // binds to the record after a only
+  ASSERT_EQ(sim.launch(&later_writer, p), 0);
+  ASSERT_EQ(sim.record_event(e, p), 0);  // too late for the wait above
+  ASSERT_EQ(sim.launch(&reader, q), 0);
+  sim.synchronize_device();
+  ASSERT_EQ(sim.races().size(), 1u);
+  EXPECT_EQ(sim.races().front().where, 1u);
+}
+
+TEST_F(device_test, waiting_on_a_never_recorded_event_is_a_no_op) {
+  const stream_handle p = pool_stream();
+  const stream_handle q = pool_stream();
+  const event_handle e = new_event();
+  const kernel a = make(long_time, {}, {0});
+  const kernel b = make(short_time, {0}, {1});
+  ASSERT_EQ(sim.launch(&a, p), 0);
+  ASSERT_EQ(sim.wait_event(q, e), 0);
+  ASSERT_EQ(sim.launch(&b, q), 0);
+  EXPECT_EQ(sim.query_event(e), event_state::complete);
+  sim.synchronize_device();
+  EXPECT_EQ(sim.races().size(), 1u);
+}
+
+TEST_F(device_test, legacy_stream_synchronises_with_blocking_streams_only) {
+  for (const stream_kind kind : {stream_kind::blocking, stream_kind::non_blocking}) {
+    for (const bool legacy_first : {false, true}) {
+      sim_device fresh{device_config{}};
+      const stream_handle other = fresh.create_app_stream(kind);
+      const stream_handle first = legacy_first ? sim_device::legacy_stream : other;
+      const stream_handle second = legacy_first ? other : sim_device::legacy_stream;
+      const kernel a = make(long_time, {}, {0});
+      const kernel b = make(short_time, {0}, {1});
+      ASSERT_EQ(fresh.launch(&a, first), 0);
+      ASSERT_EQ(fresh.launch(&b, second), 0);
+      fresh.synchronize_device();
+      EXPECT_EQ(fresh.races().empty(), kind == stream_kind::blocking)
+          << (kind == stream_kind::blocking ? "blocking" : "non-blocking")
+          << ", legacy first: " << legacy_first << "\n"
+          << fresh.explain_races();
+    }
+  }
+}
+
+TEST_F(device_test, pool_streams_do_not_synchronise_with_the_legacy_stream) {
+  const stream_handle p = pool_stream();
+  const kernel a = make(long_time, {}, {0});
+  const kernel b = make(short_time, {0}, {1});
+  ASSERT_EQ(sim.launch(&a, sim_device::legacy_stream), 0);
+  ASSERT_EQ(sim.launch(&b, p), 0);
+  sim.synchronize_device();
+  EXPECT_EQ(sim.races().size(), 1u);
+}
+
+TEST_F(device_test, host_sync_orders_the_host_and_later_work) {
+  const stream_handle p = pool_stream();
+  const stream_handle q = pool_stream();
+  const kernel a = make(long_time, {}, {0});
+  const kernel b = make(short_time, {0}, {1});
+  ASSERT_EQ(sim.launch(&a, p), 0);
+  EXPECT_LT(sim.now(), long_time);
+  sim.synchronize_stream(p);
+  EXPECT_GE(sim.now(), sim.kernel_span(a.id)->end);
+  EXPECT_EQ(sim.kernel_span(a.id)->end - sim.kernel_span(a.id)->start, long_time);
+  sim.host_read(0);
+  ASSERT_EQ(sim.launch(&b, q), 0);
+  sim.synchronize_device();
+  EXPECT_TRUE(sim.races().empty()) << sim.explain_races();
+}
+
+TEST_F(device_test, host_read_without_sync_races) {
+  const stream_handle p = pool_stream();
+  const kernel a = make(short_time, {}, {0});
+  ASSERT_EQ(sim.launch(&a, p), 0);
+  sim.host_read(0);
+  ASSERT_EQ(sim.races().size(), 1u);
+  EXPECT_EQ(sim.races().front().later, sim_device::host_op);
+}
+
+TEST_F(device_test, queries_see_progress_as_host_time_passes) {
+  const stream_handle p = pool_stream();
+  const event_handle e = new_event();
+  const kernel a = make(long_time, {}, {0});
+  ASSERT_EQ(sim.launch(&a, p), 0);
+  ASSERT_EQ(sim.record_event(e, p), 0);
+  EXPECT_EQ(sim.query_event(e), event_state::pending);
+  EXPECT_FALSE(sim.query_stream(p));
+  unsigned polls = 0;
+  while (sim.query_event(e) != event_state::complete) ++polls;
+  EXPECT_GT(polls, 10u);  // each call costs host time, so the kernel finishes eventually
+  EXPECT_TRUE(sim.query_stream(p));
+  sim.host_read(0);  // the completed query ordered the host after the kernel
+  EXPECT_TRUE(sim.races().empty()) << sim.explain_races();
+}
+
+TEST_F(device_test, concurrency_limit_queues_kernels) {
+  sim_device narrow{device_config{.cells = 8, .concurrency = 2}};
+  std::vector<kernel> ks;
+  for (cell c = 0; c < 4; ++c) ks.push_back(make(long_time, {}, {c}));
+  for (const kernel& k : ks) {
+    stream_handle s = 0;
+    ASSERT_EQ(narrow.create_stream(&s), 0);
+    ASSERT_EQ(narrow.launch(&k, s), 0);
+  }
+  const nanos start = narrow.kernel_span(ks[0].id)->start;
+  narrow.synchronize_device();
+  EXPECT_EQ(narrow.peak_concurrency(), 2u);
+  EXPECT_GE(narrow.last_completion() - start, 2 * long_time);
+  EXPECT_LT(narrow.last_completion() - start, 3 * long_time);
+}
+
+TEST_F(device_test, memory_follows_the_effects) {
+  const stream_handle s = sim.create_app_stream(stream_kind::blocking);
+  const kernel a = make(short_time, {0}, {1, 2});
+  ASSERT_EQ(sim.launch(&a, s), 0);
+  ASSERT_EQ(sim.copy(s, 4, 1, 2, short_time), 0);
+  ASSERT_EQ(sim.fill(s, 6, 2, 42, short_time), 0);
+  ASSERT_EQ(sim.host_function(s, make(0, {4}, {7})), 0);
+  sim.synchronize_device();
+  serial_memory expected(64);
+  for (const memory_effect& e : sim.issued_effects()) expected.apply(e);
+  EXPECT_EQ(sim.memory(), expected.cells());
+  EXPECT_EQ(sim.memory()[4], sim.memory()[1]);
+  EXPECT_EQ(sim.memory()[6], 42u);
+  EXPECT_NE(sim.memory()[1], initial_value(1));
+  EXPECT_EQ(sim.issued_effects().size(), 4u);
+}
+
+TEST_F(device_test, invalid_handles_and_injected_failures_return_errors) {
+  const kernel a = make(short_time, {}, {0});
+  const kernel out_of_range = make(short_time, {}, {64});
+  EXPECT_EQ(sim.launch(&a, 99), status_invalid_handle);
+  EXPECT_EQ(sim.launch(nullptr, sim_device::legacy_stream), status_invalid_value);
+  EXPECT_EQ(sim.launch(&out_of_range, sim_device::legacy_stream), status_invalid_value);
+  EXPECT_EQ(sim.record_event(0, sim_device::legacy_stream), status_invalid_handle);
+  EXPECT_EQ(sim.query_event(77), event_state::error);
+  sim.fail_calls(api_call::launch, 1, 98);
+  EXPECT_EQ(sim.launch(&a, sim_device::legacy_stream), 98);
+  EXPECT_EQ(sim.launch(&a, sim_device::legacy_stream), 0);
+  EXPECT_EQ(sim.launches(a.id), 1u);
+  sim.fail_calls(api_call::record_event, 1, 700);
+  EXPECT_EQ(sim.record_event(new_event(), sim_device::legacy_stream), 700);
+}
+
+}  // namespace
+}  // namespace acs::sim

@@ -1,0 +1,211 @@
+// DESIGN.md §1 rule 8: any application thread may launch on any stream at any
+// time. Several threads drive one scheduler and one device at once; this
+// executable is labelled `threads` so that a TSan build can run it alone.
+#include <deque>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "footprint.hpp"
+#include "scheduler.hpp"
+#include "sim_device.hpp"
+
+namespace acs::sim {
+namespace {
+
+constexpr unsigned thread_count = 4;
+constexpr cell region_size = 8;
+constexpr cell shared_input = thread_count * region_size;  // read by all, written by none
+constexpr unsigned ops_per_thread = 3000;
+
+// One application thread: random kernels, direct operations and syncs, all on
+// its own region of memory, checked against its own serial execution.
+class app_thread {
+ public:
+  // With `syncs`, the thread also syncs and queries its stream.
+  app_thread(sim_device& sim, scheduler& acs, virtual_stream stream, unsigned index, bool syncs)
+      : sim_(sim),
+        acs_(acs),
+        stream_(stream),
+        first_(index * region_size),
+        expected_(shared_input + 1),
+        rng_(index + 1),
+        syncs_(syncs),
+        next_id_(1'000'000ULL * (index + 1)) {
+    kernels_.reserve(ops_per_thread);
+  }
+
+  void run() {
+    for (unsigned i = 0; i < ops_per_thread; ++i) {
+      const unsigned r = pick(0, syncs_ ? 99 : 89);
+      if (r < 75) {
+        launch();
+      } else if (r < 85) {
+        const cell c = first_ + pick(0, region_size - 1);
+        const value v = rng_();
+        record(sim_.fill(stream_.handle, c, 1, v, pick(500, 20'000)), "fill");
+        expected_.apply({memory_effect::rule::fill, v, {}, {c}});
+        acs_.barrier(stream_);
+      } else if (r < 90) {
+        record(sim_.marker(stream_.handle), "marker");
+        acs_.barrier(stream_);
+      } else if (r < 95) {
+        const std::uint64_t point = scheduler::sync_point();
+        sim_.synchronize_stream(stream_.handle);
+        acs_.synchronized(stream_.key, point);
+        const cell c = first_ + pick(0, region_size - 1);
+        if (sim_.host_read(c) != expected_[c]) errors_.push_back("host read of cell " + std::to_string(c));
+      } else {
+        const std::uint64_t point = scheduler::sync_point();
+        if (sim_.query_stream(stream_.handle)) acs_.synchronized(stream_.key, point);
+      }
+    }
+  }
+
+  cell first() const { return first_; }
+  const serial_memory& expected() const { return expected_; }
+  const std::vector<std::string>& errors() const { return errors_; }
+  const std::vector<kernel>& kernels() const { return kernels_; }
+
+ private:
+  unsigned pick(unsigned lo, unsigned hi) { return std::uniform_int_distribution<unsigned>(lo, hi)(rng_); }
+
+  void launch() {
+    std::vector<cell> reads{shared_input};
+    std::vector<cell> writes;
+    for (unsigned n = pick(0, 2); n > 0; --n) reads.push_back(first_ + pick(0, region_size - 1));
+    for (unsigned n = pick(1, 2); n > 0; --n) writes.push_back(first_ + pick(0, region_size - 1));
+    const kernel& k = kernels_.emplace_back(kernel{next_id_++, pick(500, 40'000), reads, writes});
+    record(acs_.launch(stream_, footprint_of(k), &k), "launch");
+    expected_.apply({memory_effect::rule::hash, k.id, k.reads, k.writes});
+  }
+
+  void record(backend_status status, const char* what) {
+    if (status != 0) errors_.push_back(std::string(what) + " returned " + std::to_string(status));
+  }
+
+  sim_device& sim_;
+  scheduler& acs_;
+  virtual_stream stream_;
+  cell first_;
+  serial_memory expected_;
+  std::mt19937_64 rng_;
+  bool syncs_;
+  std::uint64_t next_id_;
+  std::vector<kernel> kernels_;  // reserved up front: the scheduler holds pointers
+  std::vector<std::string> errors_;
+};
+
+struct threaded_run {
+  sim_device sim{device_config{.cells = shared_input + 1, .concurrency = 8}};
+  scheduler acs{sim, scheduler_config{.window = 6, .streams = 4}};
+  std::deque<app_thread> threads;  // stable: the scheduler holds pointers to their kernels
+
+  void go() {
+    std::vector<std::thread> running;
+    for (app_thread& t : threads) running.emplace_back([&t] { t.run(); });
+    for (std::thread& t : running) t.join();
+    const std::uint64_t point = scheduler::sync_point();
+    sim.synchronize_device();
+    acs.device_synchronized(point);
+  }
+
+  // No race, and each thread's region as its own serial execution left it.
+  void check() const {
+    EXPECT_TRUE(sim.races().empty()) << sim.explain_races();
+    const std::vector<value> memory = sim.memory();
+    for (const app_thread& t : threads) {
+      for (const std::string& e : t.errors()) ADD_FAILURE() << e;
+      for (cell c = t.first(); c < t.first() + region_size; ++c)
+        EXPECT_EQ(memory[c], t.expected()[c]) << "cell " << c;
+      for (const kernel& k : t.kernels()) ASSERT_EQ(sim.launches(k.id), 1u) << "kernel " << k.id;
+    }
+  }
+};
+
+virtual_stream app_stream(sim_device& sim, stream_kind kind) {
+  const stream_handle h =
+      kind == stream_kind::legacy ? sim_device::legacy_stream : sim.create_app_stream(kind);
+  return {h + 1, h, kind};
+}
+
+TEST(rule8_threads, threads_on_their_own_streams) {
+  threaded_run run;
+  const stream_kind kinds[thread_count] = {stream_kind::legacy, stream_kind::blocking,
+                                           stream_kind::non_blocking, stream_kind::blocking};
+  for (unsigned i = 0; i < thread_count; ++i)
+    run.threads.emplace_back(run.sim, run.acs, app_stream(run.sim, kinds[i]), i, true);
+  run.go();
+  run.check();
+  EXPECT_GT(run.acs.stats().folds, 0u) << "the window never overflowed: the test missed the fold path";
+}
+
+class rule8_shared : public ::testing::TestWithParam<stream_kind> {};
+
+// All threads launch on one stream, each on its own data.
+TEST_P(rule8_shared, threads_share_one_stream) {
+  threaded_run run;
+  const virtual_stream shared = app_stream(run.sim, GetParam());
+  for (unsigned i = 0; i < thread_count; ++i) run.threads.emplace_back(run.sim, run.acs, shared, i, false);
+  run.go();
+  run.check();
+}
+
+// The same, and each thread also syncs and queries the shared stream: one
+// thread's sync must not make acs forget what another launched meanwhile.
+TEST_P(rule8_shared, threads_share_one_stream_and_sync_it) {
+  threaded_run run;
+  const virtual_stream shared = app_stream(run.sim, GetParam());
+  for (unsigned i = 0; i < thread_count; ++i) run.threads.emplace_back(run.sim, run.acs, shared, i, true);
+  run.go();
+  run.check();
+}
+
+INSTANTIATE_TEST_SUITE_P(all_kinds, rule8_shared,
+                         ::testing::Values(stream_kind::legacy, stream_kind::blocking,
+                                           stream_kind::non_blocking),
+                         [](const ::testing::TestParamInfo<stream_kind>& param) {
+                           return name(param.param);
+                         });
+
+// All threads launch on one stream, on the same data: the stream's order is
+// the order in which launches reached the device, and the final state must be
+// that order's serial execution.
+TEST(rule8_threads, threads_share_one_stream_and_its_data) {
+  sim_device sim{device_config{.cells = 16, .concurrency = 8}};
+  scheduler acs{sim, scheduler_config{.window = 4, .streams = 4}};
+  const virtual_stream shared = app_stream(sim, stream_kind::non_blocking);
+  constexpr unsigned per_thread = 300;
+  std::vector<std::vector<kernel>> kernels(thread_count);
+  std::vector<std::thread> running;
+  for (unsigned t = 0; t < thread_count; ++t) {
+    running.emplace_back([&, t] {
+      std::mt19937 rng(t + 7);
+      std::uniform_int_distribution<cell> any(0, 15);
+      kernels[t].reserve(per_thread);
+      for (unsigned i = 0; i < per_thread; ++i) {
+        const kernel& k =
+            kernels[t].emplace_back(kernel{(t + 1) * 10'000ULL + i,
+                                           std::uniform_int_distribution<nanos>(500, 30'000)(rng),
+                                           {any(rng)},
+                                           {any(rng)}});
+        EXPECT_EQ(acs.launch(shared, footprint_of(k), &k), 0);
+      }
+    });
+  }
+  for (std::thread& t : running) t.join();
+  const std::uint64_t point = scheduler::sync_point();
+  sim.synchronize_device();
+  acs.device_synchronized(point);
+  EXPECT_TRUE(sim.races().empty()) << sim.explain_races();
+  serial_memory expected(16);
+  const std::vector<memory_effect> issued = sim.issued_effects();
+  EXPECT_EQ(issued.size(), thread_count * per_thread);
+  for (const memory_effect& e : issued) expected.apply(e);
+  EXPECT_EQ(sim.memory(), expected.cells());
+}
+
+}  // namespace
+}  // namespace acs::sim
