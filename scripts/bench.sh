@@ -155,11 +155,13 @@ bench() {  # name binary args...
   local common=(--csv "$csv" --reps "$reps" --cycles-per-us "$cycles" "${qflag[@]}" "${args[@]}")
   run_one "$name" plain -- "$bin" "${common[@]}"
   if [ -n "$lib" ]; then
-    run_one "$name" acs_infer LD_PRELOAD="$lib" ACS_INFER=alloc ACS_STATS=1 -- "$bin" \
-      "${common[@]}" --variants serial
-    run_one "$name" acs_const LD_PRELOAD="$lib" ACS_INFER=const ACS_STATS=1 -- "$bin" \
-      "${common[@]}" --variants serial
-    run_one "$name" acs_annot LD_PRELOAD="$lib" ACS_STATS=1 -- "$bin" "${common[@]}" --variants annotated
+    # Timed runs without ACS_STATS: its measured figures come from CUPTI, which
+    # costs host time per launch. The counters come from one untimed run after.
+    run_one "$name" acs_infer LD_PRELOAD="$lib" ACS_INFER=alloc -- "$bin" "${common[@]}" --variants serial
+    run_one "$name" acs_const LD_PRELOAD="$lib" ACS_INFER=const -- "$bin" "${common[@]}" --variants serial
+    run_one "$name" acs_annot LD_PRELOAD="$lib" -- "$bin" "${common[@]}" --variants annotated
+    run_one "$name" acs_stats LD_PRELOAD="$lib" ACS_INFER=alloc ACS_STATS=1 -- "$bin" \
+      --csv /dev/null --reps 1 --cycles-per-us "$cycles" "${qflag[@]}" "${args[@]}" --variants serial
   fi
 }
 
