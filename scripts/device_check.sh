@@ -27,6 +27,16 @@ echo "== tests done at $(( $(date +%s) - t0 )) s"
 echo "== sample done at $(( $(date +%s) - t0 )) s"
 "$root/scripts/launch_overhead.sh" "$build"
 echo "== overhead done at $(( $(date +%s) - t0 )) s"
+if [[ ${ACS_DEVICE_TRACE:-0} == 1 ]]; then
+  # A picture for the README: a wide DAG (8 chains of 30 µs kernels), shared cudart,
+  # traced under acs, then drawn.
+  ACS_TRACE=$build/trace_wide.json LD_PRELOAD=$build/interpose/libacs.so \
+    "$build/benchmarks/gpu/acs_bench_synth_shared" --workload wide --nodes 64 --width 8 --reps 1 \
+    --variants serial --csv /dev/null >/dev/null 2>&1
+  python3 "$root/scripts/plot_trace.py" "$build/trace_wide.json" -o "$logs/trace_wide.png" \
+    --title "acs: synth wide DAG (8 chains), serial program under the preload"
+  ls -la "$logs/trace_wide.png"
+fi
 if [[ ${ACS_DEVICE_BENCH:-0} == 1 ]]; then
   ACS_LIB=$build/interpose/libacs.so "$root/scripts/bench.sh" --out "$build/bench" 2>&1 | tail -42
   cp "$build"/bench/{summary.md,bench.csv,acs_stats.txt,speedup.png,kernel_length.png} "$logs/" 2>/dev/null
