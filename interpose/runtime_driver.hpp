@@ -36,7 +36,8 @@
   _(cuPointerGetAttribute, 4000, true)      \
   _(cuFuncGetParamInfo, 12040, false)       \
   _(cuKernelGetParamInfo, 12040, false)     \
-  _(cuFuncGetName, 12030, false)
+  _(cuFuncGetName, 12030, false)            \
+  _(cuKernelGetName, 12030, false)
 
 namespace acs::driver {
 

@@ -16,19 +16,21 @@ class driver_layout_reader final : public layout_reader {
     // cuLaunchKernel accepts a CUkernel cast to CUfunction: try both readers.
     const auto f = static_cast<CUfunction>(const_cast<void*>(function));
     if (cuda->cuFuncGetParamInfo_ != nullptr && read_with(cuda->cuFuncGetParamInfo_, f, out)) {
-      add_kinds(*cuda, f, out);
+      const char* name = nullptr;
+      if (cuda->cuFuncGetName_ != nullptr && cuda->cuFuncGetName_(&name, f) == CUDA_SUCCESS) add_kinds(name, out);
       return true;
     }
-    return cuda->cuKernelGetParamInfo_ != nullptr &&
-           read_with(cuda->cuKernelGetParamInfo_, static_cast<CUkernel>(const_cast<void*>(function)), out);
+    const auto k = static_cast<CUkernel>(const_cast<void*>(function));
+    if (cuda->cuKernelGetParamInfo_ == nullptr || !read_with(cuda->cuKernelGetParamInfo_, k, out)) return false;
+    const char* name = nullptr;
+    if (cuda->cuKernelGetName_ != nullptr && cuda->cuKernelGetName_(&name, k) == CUDA_SUCCESS) add_kinds(name, out);
+    return true;
   }
 
   // The C++ signature says which parameters point to const data and which reach
   // memory through device-side pointers. Used only when it lists as many
   // parameters as the driver reports.
-  static void add_kinds(const driver::table& cuda, CUfunction f, param_layout& out) {
-    const char* name = nullptr;
-    if (cuda.cuFuncGetName_ == nullptr || cuda.cuFuncGetName_(&name, f) != CUDA_SUCCESS) return;
+  static void add_kinds(const char* name, param_layout& out) {
     const auto kinds = kernel_parameters(name);
     if (!kinds || kinds->size() != out.size()) return;
     for (std::size_t i = 0; i < out.size(); ++i) out[i].kind = (*kinds)[i];
