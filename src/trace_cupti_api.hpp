@@ -31,7 +31,8 @@
   _(cuptiGetTimestamp, true)                      \
   _(cuptiActivityGetNumDroppedRecords, false)     \
   _(cuptiActivityEnableDriverApi, false)          \
-  _(cuptiActivityEnableRuntimeApi, false)
+  _(cuptiActivityEnableRuntimeApi, false)         \
+  _(cuptiGetStreamIdEx, false)
 
 namespace acs::trace::cupti {
 

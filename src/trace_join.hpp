@@ -6,7 +6,9 @@
 //
 // A kernel with no external id was not dispatched by acs (passed through,
 // launched while acs was disabled, a graph node, a foreign context): it still
-// appears, without launch information. Pure code, no CUDA.
+// appears, without launch information. When CUPTI delivered no correlation
+// records at all (launches from a statically linked runtime), kernels on each
+// pool stream are matched to its dispatches in order instead. Pure code, no CUDA.
 #include <cstdint>
 #include <string>
 #include <unordered_map>

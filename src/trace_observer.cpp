@@ -48,6 +48,7 @@ void observer::dispatched(const dispatch_record& record) noexcept {
     e.vstream = record.vstream;
     e.device = device_;
     e.pool_stream = record.pool_stream;
+    if (hooks_.stream_id != nullptr) e.stream_id = hooks_.stream_id(record.pool_handle);
     e.window_size = record.window_size;
     e.waited_offset = static_cast<std::uint32_t>(waited_.size());
     e.waited_count = static_cast<std::uint32_t>(record.waited_count);

@@ -26,6 +26,8 @@ struct correlation_hooks {
   void (*pop)() noexcept = nullptr;
   /// Now, on the clock of the activity records (0 if unknown).
   std::uint64_t (*now_ns)() noexcept = nullptr;
+  /// CUPTI's id of a stream (no_stream_id if unknown), for the join by stream order.
+  std::uint32_t (*stream_id)(std::uintptr_t stream) noexcept = nullptr;
 };
 
 class observer final : public dispatch_observer {

@@ -67,6 +67,7 @@ struct dispatch_entry {
   std::uint32_t window_size = 0;    // window entries in flight after it entered
   std::uint32_t waited_offset = 0;  // its dependencies: waited[waited_offset ...]
   std::uint32_t waited_count = 0;
+  std::uint32_t stream_id = 0xffffffffu;  // CUPTI's id of the pool stream, if known
 };
 
 // Everything collected so far, in one consistent copy.

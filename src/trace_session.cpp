@@ -134,7 +134,7 @@ class session {
   dispatch_observer* new_observer(unsigned device) {
     std::lock_guard lock(observers_mutex_);
     observers_.push_back(
-        std::make_unique<observer>(observers_.size() + 1, device, correlation_hooks{&push, &pop, &now}));
+        std::make_unique<observer>(observers_.size() + 1, device, correlation_hooks{&push, &pop, &now, &stream_id}));
     return observers_.back().get();
   }
 
@@ -296,7 +296,8 @@ class session {
     if (data.dropped > 0)
       warn(std::to_string(data.dropped) +
            " activity records were dropped: the trace and the measured figures are partial");
-    if (!path_.empty() && !data.dispatches.empty() && data.correlations.empty() && !data.kernels.empty())
+    if (!path_.empty() && !data.dispatches.empty() && data.correlations.empty() && !data.kernels.empty() &&
+        data.dispatches.front().stream_id == 0xffffffffu)
       warn(
           "CUPTI delivered no external correlation records: kernels are not linked to acs's launches "
           "(no pool lanes, dependency arrows or wait counts)");
@@ -330,6 +331,21 @@ class session {
   static void pop() noexcept {
     if (const session* s = active.load(std::memory_order_relaxed))
       s->api_.cuptiActivityPopExternalCorrelationId(acs_correlation_kind, nullptr);
+  }
+  // Pool streams are few and long-lived: their ids are asked once each.
+  static std::uint32_t stream_id(std::uintptr_t stream) noexcept {
+    const session* s = active.load(std::memory_order_relaxed);
+    if (s == nullptr || s->api_.cuptiGetStreamIdEx == nullptr) return 0xffffffffu;
+    thread_local std::uintptr_t known_stream[64] = {};
+    thread_local std::uint32_t known_id[64] = {};
+    const std::size_t slot = (stream >> 4) % 64;
+    if (known_stream[slot] == stream) return known_id[slot];
+    std::uint32_t id = 0;
+    if (s->api_.cuptiGetStreamIdEx(nullptr, reinterpret_cast<CUstream>(stream), 0, &id) != CUPTI_SUCCESS)
+      return 0xffffffffu;
+    known_stream[slot] = stream;
+    known_id[slot] = id;
+    return id;
   }
   static std::uint64_t now() noexcept {
     std::uint64_t t = 0;

@@ -88,3 +88,39 @@ TEST(trace_join, names_are_demangled_for_display) {
 
 }  // namespace
 }  // namespace acs::trace
+
+namespace acs::trace {
+namespace {
+
+// Launches made inside a statically linked runtime carry no correlation: the
+// kernels on each pool stream are matched to its dispatches in issue order.
+TEST(trace_join, without_correlations_pool_stream_order_links_kernels) {
+  synthetic t;
+  const auto k1 = t.dispatched("first", launch{.id = 1, .stream = 16}, 0, 10);
+  const auto k2 = t.dispatched("second", launch{.id = 2, .stream = 17}, 2, 12);
+  const auto k3 = t.dispatched("third", launch{.id = 3, .stream = 16}, 11, 20);
+  const auto other = t.direct("not_ours", 0, 7, 0, 5);
+  for (dispatch_entry& d : t.data.dispatches) d.stream_id = 0;
+  t.data.dispatches[0].stream_id = 16;
+  t.data.dispatches[1].stream_id = 17;
+  t.data.dispatches[2].stream_id = 16;
+  t.data.correlations.clear();
+  const trace_view v = join(t.data);
+  EXPECT_EQ(v.kernel_dispatch[k1], 0u);
+  EXPECT_EQ(v.kernel_dispatch[k2], 1u);
+  EXPECT_EQ(v.kernel_dispatch[k3], 2u);
+  EXPECT_EQ(v.kernel_dispatch[other], no_index);
+  EXPECT_EQ(v.dispatched_without_kernel, 0u);
+}
+
+TEST(trace_join, without_correlations_or_stream_ids_nothing_is_linked) {
+  synthetic t;
+  const auto k = t.dispatched("k", launch{.id = 1, .stream = 16}, 0, 10);
+  t.data.correlations.clear();
+  const trace_view v = join(t.data);
+  EXPECT_EQ(v.kernel_dispatch[k], no_index);
+  EXPECT_EQ(v.dispatched_without_kernel, 1u);
+}
+
+}  // namespace
+}  // namespace acs::trace
