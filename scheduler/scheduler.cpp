@@ -262,15 +262,22 @@ struct scheduler::state {
     apply_legacy_coupling(s, vs);
     if (vs.fork_dirty && refresh_fork(s, vs) != 0) return launch_in_place(s, vs, kernel);
 
+    // The join event first: if acs cannot get one, the kernel still runs, in place.
+    event_handle done = 0;
+    if (events.acquire(&done) != 0) return launch_in_place(s, vs, kernel);
     collect_dependencies(s, vs, access, group);
     const unsigned p = choose_stream();
-    if (wait_dependencies(p, vs) != 0) return launch_in_place(s, vs, kernel);
+    if (wait_dependencies(p, vs) != 0) {
+      events.release(done);
+      return launch_in_place(s, vs, kernel);
+    }
 
     const std::uint64_t launch_id = ++next_launch_id;
     if (observer != nullptr) observer->before_launch(launch_id);
     const backend_status status = gpu.launch(kernel, pool[p].handle);
     if (observer != nullptr) observer->after_launch(launch_id, status);
     if (status != 0) {
+      events.release(done);
       ++stats.launch_errors;
       return status;
     }
@@ -282,14 +289,12 @@ struct scheduler::state {
     if (deps.empty()) ++stats.independent;
 
     // Eager join: the application stream waits for the kernel at once.
-    event_handle done = 0;
-    if (events.acquire(&done) != 0 || gpu.record_event(done, ps.handle) != 0 ||
-        gpu.wait_event(s.handle, done) != 0) {
+    if (gpu.record_event(done, ps.handle) != 0 || gpu.wait_event(s.handle, done) != 0) {
       // The stream may not contain the kernel, and nothing else can order later
       // work after it: wait for it on the host. acs's own calls are failing, so
       // from now on every kernel runs in place, in order.
       (void)gpu.synchronize(ps.handle);
-      if (done != 0) events.release(done);
+      events.release(done);
       broken = true;
       ++stats.join_failures;
       return status;

@@ -10,6 +10,8 @@ namespace {
 
 using step_kind = program_step::kind;
 
+constexpr backend_status own_call_error = 2;  // cudaErrorMemoryAllocation
+
 memory_effect effect_of(const kernel& k) { return {memory_effect::rule::hash, k.id, k.reads, k.writes}; }
 
 class runner {
@@ -61,7 +63,10 @@ class runner {
       case step_kind::launch: {
         const kernel& k = p_.kernels[s.kernel];
         if (acs_) {
+          if (s.failure)
+            sim_.fail_calls(s.failure->which, s.failure->count, own_call_error, s.failure->after);
           check(acs_->launch(vs, s.declared, &k, s.group), "launch");
+          if (s.failure) sim_.fail_calls(s.failure->which, 0, 0);
         } else if (how_ == execution::naive_redirect) {
           check(sim_.launch(&k, naive_[next_naive_++ % naive_.size()]), "launch");
         } else {
@@ -84,7 +89,7 @@ class runner {
       case step_kind::wait: check(sim_.wait_event(vs.handle, events_[s.event]), "wait_event"); break;
       case step_kind::sync_stream: {
         const std::uint64_t point = scheduler::sync_point();
-        sim_.synchronize_stream(vs.handle);
+        check(sim_.synchronize(vs.handle), "synchronize");
         if (acs_) acs_->synchronized(vs.key, point);
         return;
       }

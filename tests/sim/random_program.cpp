@@ -56,6 +56,7 @@ class generator {
     const unsigned shares[] = {45, 75, 92};
     launch_share_ = shares[pick(0, 2)];
     locality_ = chance(50);
+    failure_share_ = chance(10) ? 20 : 0;
     model_.emplace(p_.streams, p_.events, main_cells_);
   }
 
@@ -204,11 +205,17 @@ class generator {
     order_before(v, reads, writes);
     model_->issue(v, reads, writes);
     const std::size_t k = add_kernel(kernel_duration(), std::move(reads), std::move(writes));
+    std::optional<own_call_failure> failure;
+    if (chance(failure_share_)) {
+      const api_call calls[] = {api_call::create_event, api_call::record_event, api_call::wait_event};
+      failure = own_call_failure{calls[pick(0, 2)], pick(0, 3), pick(1, 3)};
+    }
     emit({.what = step_kind::launch,
           .stream = v,
           .kernel = k,
           .declared = std::move(declared),
-          .group = group});
+          .group = group,
+          .failure = failure});
   }
 
   // An annotation scope: its kernels pass temporaries through scratch cells
@@ -315,8 +322,9 @@ class generator {
   std::uint32_t main_cells_ = 0;
   std::uint32_t scratch_cells_ = 0;
   std::uint64_t groups_ = 0;
-  unsigned launch_share_ = 0;  // percent of steps that launch through acs
-  bool locality_ = false;      // each stream works mostly on its own part of memory
+  unsigned launch_share_ = 0;   // percent of steps that launch through acs
+  unsigned failure_share_ = 0;  // percent of launches during which an own call of acs fails
+  bool locality_ = false;       // each stream works mostly on its own part of memory
 };
 
 const char* name(step_kind k) {
@@ -378,6 +386,9 @@ std::string describe(const program& p) {
           out << "; declared reads" << range_list(s.declared.reads) << " writes"
               << range_list(s.declared.writes);
           if (s.group != 0) out << "; group " << s.group;
+          if (s.failure)
+            out << "; " << name(s.failure->which) << " fails " << s.failure->count << "x after "
+                << s.failure->after << " calls";
         }
         break;
       }

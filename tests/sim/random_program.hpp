@@ -8,6 +8,7 @@
 // stream or event sync, a device sync). So any race or difference from serial
 // execution under acs is acs's fault.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,14 @@
 #include "sim_device.hpp"
 
 namespace acs::sim {
+
+// One of acs's own calls failing during a launch (never the launch itself,
+// whose status the application sees): acs must fall back, not lose order.
+struct own_call_failure {
+  api_call which = api_call::record_event;
+  unsigned after = 0;  // successful calls of that kind first
+  unsigned count = 1;
+};
 
 struct program_step {
   enum class kind : std::uint8_t {
@@ -39,10 +48,11 @@ struct program_step {
   std::size_t kernel = 0;   // launch, library_call, host_function: index into program::kernels
   access_set declared{};    // launch: what acs is told
   std::uint64_t group = 0;  // launch: annotation scope, 0 if none
-  unsigned event = 0;       // record, wait, sync_event: index of the application's event
-  cell dst = 0;             // copy, fill; host_read: the cell read
-  cell src = 0;             // copy
-  std::uint32_t count = 0;  // copy, fill
+  std::optional<own_call_failure> failure{};  // launch: injected while acs dispatches it
+  unsigned event = 0;                         // record, wait, sync_event: index of the application's event
+  cell dst = 0;                               // copy, fill; host_read: the cell read
+  cell src = 0;                               // copy
+  std::uint32_t count = 0;                    // copy, fill
   value fill_value = 0;
   nanos duration = 0;  // copy, fill
 };

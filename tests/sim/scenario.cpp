@@ -84,7 +84,7 @@ void scenario::wait(const virtual_stream& s, event_handle e) {
 
 void scenario::sync_stream(const virtual_stream& s) {
   const std::uint64_t point = scheduler::sync_point();
-  sim.synchronize_stream(s.handle);
+  EXPECT_EQ(sim.synchronize(s.handle), 0);
   acs.synchronized(s.key, point);
 }
 

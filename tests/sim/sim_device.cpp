@@ -15,6 +15,17 @@ const char* name(stream_kind k) noexcept {
   return "?";
 }
 
+const char* name(api_call c) noexcept {
+  switch (c) {
+    case api_call::create_stream: return "create_stream";
+    case api_call::create_event: return "create_event";
+    case api_call::record_event: return "record_event";
+    case api_call::wait_event: return "wait_event";
+    case api_call::launch: return "launch";
+  }
+  return "?";
+}
+
 sim_device::sim_device(device_config config)
     : config_(config), memory_(config.cells), checker_(config.cells) {
   if (config_.concurrency == 0) throw std::invalid_argument("sim_device: concurrency must be >= 1");
@@ -225,15 +236,16 @@ backend_status sim_device::enqueue_effect(op_kind kind, stream_handle stream, st
 
 void sim_device::observe(std::uint64_t id) { host_clock_.join(ops_[id].clock); }
 
-void sim_device::synchronize_stream(stream_handle stream) {
+backend_status sim_device::synchronize(stream_handle stream) {
   std::lock_guard lock(mutex_);
-  if (!valid_stream(stream)) return;
+  if (!valid_stream(stream)) return status_invalid_handle;
   run_until(now_);
   if (const auto tail = streams_[stream].tail) {
     run_until_done(*tail);
     observe(*tail);
   }
   now_ += config_.api_cost;
+  return 0;
 }
 
 void sim_device::synchronize_event(event_handle event) {

@@ -59,6 +59,7 @@ const char* name(stream_kind k) noexcept;
 
 // The backend calls a test can make fail.
 enum class api_call : std::uint8_t { create_stream, create_event, record_event, wait_event, launch };
+const char* name(api_call c) noexcept;
 
 struct op_span {
   nanos start = 0;
@@ -80,10 +81,8 @@ class sim_device final : public backend {
   backend_status record_event(event_handle event, stream_handle stream) override;
   backend_status wait_event(stream_handle stream, event_handle event) override;
   event_state query_event(event_handle event) override;
-  backend_status synchronize(stream_handle stream) override {
-    synchronize_stream(stream);
-    return 0;
-  }
+  // The host waits for the stream; the application's stream syncs use it too.
+  backend_status synchronize(stream_handle stream) override;
   backend_status launch(const void* kernel, stream_handle stream) override;
   void destroy_stream(stream_handle stream) noexcept override;
   void destroy_event(event_handle event) noexcept override;
@@ -99,7 +98,6 @@ class sim_device final : public backend {
   backend_status marker(stream_handle stream);
 
   // The host waits; it then knows everything the completed work knew.
-  void synchronize_stream(stream_handle stream);
   void synchronize_event(event_handle event);
   void synchronize_device();
   bool query_stream(stream_handle stream);

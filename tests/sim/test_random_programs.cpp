@@ -37,11 +37,14 @@ struct tally {
   std::uint64_t programs = 0;
   std::uint64_t failed = 0;
   std::uint64_t steps = 0;
+  std::uint64_t with_failures = 0;  // programs where own calls of acs fail
   scheduler_stats stats;
 
   void add(const program& p, const program_outcome& out) {
     ++programs;
     steps += p.steps.size();
+    with_failures +=
+        std::any_of(p.steps.begin(), p.steps.end(), [](const program_step& s) { return s.failure; });
     stats.kernels += out.stats.kernels;
     stats.independent += out.stats.independent;
     stats.same_stream += out.stats.same_stream;
@@ -82,17 +85,14 @@ TEST(random_programs, match_serial_execution_under_acs) {
   const auto start = std::chrono::steady_clock::now();
   const tally t = check_programs(0, program_count(default_programs), execution::through_acs, true);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf(
-      "[ random   ] %llu programs (seeds 0..%llu), %llu steps, %llu kernels through acs (%llu independent, "
-      "%llu behind their producer, %llu dependency waits, %llu fork waits, %llu barriers, %llu folds); %llu "
-      "failed; %.1f s\n",
-      static_cast<unsigned long long>(t.programs), static_cast<unsigned long long>(t.programs - 1),
-      static_cast<unsigned long long>(t.steps), static_cast<unsigned long long>(t.stats.kernels),
-      static_cast<unsigned long long>(t.stats.independent),
-      static_cast<unsigned long long>(t.stats.same_stream),
-      static_cast<unsigned long long>(t.stats.dependency_waits),
-      static_cast<unsigned long long>(t.stats.fork_waits), static_cast<unsigned long long>(t.stats.barriers),
-      static_cast<unsigned long long>(t.stats.folds), static_cast<unsigned long long>(t.failed), seconds);
+      "[ random   ] %llu programs (seeds 0..%llu; %llu with failing acs calls), %llu steps, %llu kernels "
+      "through acs (%llu independent, %llu behind their producer, %llu dependency waits, %llu fork waits, "
+      "%llu barriers, %llu folds); %llu failed; %.1f s\n",
+      n(t.programs), n(t.programs - 1), n(t.with_failures), n(t.steps), n(t.stats.kernels),
+      n(t.stats.independent), n(t.stats.same_stream), n(t.stats.dependency_waits), n(t.stats.fork_waits),
+      n(t.stats.barriers), n(t.stats.folds), n(t.failed), seconds);
   EXPECT_EQ(t.failed, 0u);
   EXPECT_GT(t.stats.folds, 0u) << "no program reached the fold path";
   EXPECT_GT(t.stats.independent, 0u);

@@ -102,7 +102,7 @@ TEST(rule3_threads, a_launch_between_a_stream_sync_and_its_report_is_kept) {
   const kernel& reader = s.make_kernel(short_kernel, {0}, {1});
   ASSERT_EQ(s.launch(vs, s.make_kernel(short_kernel, {}, {5})), 0);
   const std::uint64_t point = scheduler::sync_point();  // thread A's hook
-  s.sim.synchronize_stream(vs.handle);                  // thread A
+  ASSERT_EQ(s.sim.synchronize(vs.handle), 0);           // thread A
   ASSERT_EQ(s.launch(vs, writer), 0);                   // thread B
   s.acs.synchronized(vs.key, point);                    // thread A's hook, after its sync returned
   ASSERT_EQ(s.launch(vs, reader), 0);                   // thread B

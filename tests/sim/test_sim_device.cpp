@@ -166,7 +166,7 @@ TEST_F(device_test, host_sync_orders_the_host_and_later_work) {
   const kernel b = make(short_time, {0}, {1});
   ASSERT_EQ(sim.launch(&a, p), 0);
   EXPECT_LT(sim.now(), long_time);
-  sim.synchronize_stream(p);
+  ASSERT_EQ(sim.synchronize(p), 0);
   EXPECT_GE(sim.now(), sim.kernel_span(a.id)->end);
   EXPECT_EQ(sim.kernel_span(a.id)->end - sim.kernel_span(a.id)->start, long_time);
   sim.host_read(0);
@@ -241,6 +241,7 @@ TEST_F(device_test, invalid_handles_and_injected_failures_return_errors) {
   EXPECT_EQ(sim.launch(&out_of_range, sim_device::legacy_stream), status_invalid_value);
   EXPECT_EQ(sim.record_event(0, sim_device::legacy_stream), status_invalid_handle);
   EXPECT_EQ(sim.query_event(77), event_state::error);
+  EXPECT_EQ(sim.synchronize(99), status_invalid_handle);
   sim.fail_calls(api_call::launch, 1, 98);
   EXPECT_EQ(sim.launch(&a, sim_device::legacy_stream), 98);
   EXPECT_EQ(sim.launch(&a, sim_device::legacy_stream), 0);

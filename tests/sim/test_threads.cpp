@@ -53,7 +53,7 @@ class app_thread {
         acs_.barrier(stream_);
       } else if (r < 95) {
         const std::uint64_t point = scheduler::sync_point();
-        sim_.synchronize_stream(stream_.handle);
+        record(sim_.synchronize(stream_.handle), "synchronize");
         acs_.synchronized(stream_.key, point);
         const cell c = first_ + pick(0, region_size - 1);
         if (sim_.host_read(c) != expected_[c]) errors_.push_back("host read of cell " + std::to_string(c));
