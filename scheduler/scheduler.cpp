@@ -212,13 +212,32 @@ struct scheduler::state {
     if (ps.known_complete < oldest.seq && gpu.query_event(oldest.event) != event_state::pending)
       ps.known_complete = oldest.seq;  // an error also means nothing more will run
     if (ps.known_complete >= oldest.seq) {
-      const slot_id s = win.oldest();
-      drop_entry(s);
-      win.remove(s);
+      retire_stream(oldest.stream);
       return;
     }
     const unsigned batch = std::max(1u, win.capacity() / 4);
     for (unsigned i = 0; i < batch && !win.empty(); ++i) fold_oldest();
+  }
+
+  // The oldest entry of pool stream `p` is complete. Its newest one may be too
+  // (the GPU keeps up): one more query then retires the whole stream's entries
+  // at once, instead of one query per launch.
+  void retire_stream(unsigned p) {
+    pool_stream& ps = pool[p];
+    const window_entry* newest = nullptr;
+    win.for_each([&](slot_id s) {
+      const window_entry& e = win[s];
+      if (e.stream == p && (newest == nullptr || e.seq > newest->seq)) newest = &e;
+    });
+    if (newest != nullptr && newest->seq > ps.known_complete &&
+        gpu.query_event(newest->event) != event_state::pending)
+      ps.known_complete = newest->seq;
+    const std::uint64_t done = ps.known_complete;
+    win.remove_if([&](slot_id s) {
+      if (win[s].stream != p || win[s].seq > done) return false;
+      drop_entry(s);
+      return true;
+    });
   }
 
   void fold_oldest() {

@@ -51,6 +51,12 @@ class window {
   slot_id oldest() const noexcept { return order_.front(); }
   void remove(slot_id s);
 
+  // Visits live entries oldest first.
+  template <class F>
+  void for_each(F&& f) const {
+    for (const slot_id s : order_) f(s);
+  }
+
   // Visits live entries oldest first; `f(slot)` returning true removes the entry
   // after `f` has seen it (and may release its event).
   template <class F>

@@ -202,6 +202,37 @@ TEST(scheduler_calls, a_full_window_retires_the_oldest_once_it_is_complete) {
   EXPECT_EQ(s.stats().dependency_waits, waits);
 }
 
+TEST(scheduler_calls, a_complete_stream_retires_all_its_entries_with_two_queries) {
+  recording_backend gpu;
+  scheduler s(gpu, {8, 4});
+  // A chain: every link on one pool stream, each recorded after its kernel.
+  for (int i = 0; i < 8; ++i) ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(i)), 0);
+  EXPECT_EQ(s.in_flight(), 8u);
+  std::vector<event_handle> done;  // the join events, in launch order (the first record is the fork)
+  for (const recorded_call& c : gpu.calls)
+    if (c.what == "record" && c.b != app) done.push_back(c.a);
+  ASSERT_EQ(done.size(), 8u);
+  gpu.complete = done;  // the GPU has caught up
+  const std::size_t queries = gpu.count("query");
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(8)), 0);
+  EXPECT_EQ(gpu.count("query"), queries + 2);  // the oldest, then the newest
+  EXPECT_EQ(s.in_flight(), 1u);                // all eight retired, the new one entered
+  EXPECT_EQ(s.stats().folds, 0u);
+}
+
+TEST(scheduler_calls, a_running_newest_entry_keeps_the_rest_of_its_stream) {
+  recording_backend gpu;
+  scheduler s(gpu, {4, 4});
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(i)), 0);
+  std::vector<event_handle> done;
+  for (const recorded_call& c : gpu.calls)
+    if (c.what == "record" && c.b != app) done.push_back(c.a);
+  ASSERT_EQ(done.size(), 4u);
+  gpu.complete = {done[0]};  // only the oldest finished
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(4)), 0);
+  EXPECT_EQ(s.in_flight(), 4u);  // one retired, three still running, one new
+}
+
 TEST(scheduler_calls, host_sync_empties_the_window) {
   recording_backend gpu;
   scheduler s(gpu, {32, 4});
