@@ -12,10 +12,11 @@ bool any_overlap(const std::vector<byte_range>& a, const std::vector<byte_range>
 
 }  // namespace
 
-bool conflicts(const access_set& earlier, const access_set& later) noexcept {
-  return any_overlap(earlier.writes, later.reads)      // read after write
-         || any_overlap(earlier.reads, later.writes)   // write after read
-         || any_overlap(earlier.writes, later.writes); // write after write
+bool conflicts(const std::vector<byte_range>& earlier_reads, const std::vector<byte_range>& earlier_writes,
+               const access_set& later) noexcept {
+  return any_overlap(earlier_writes, later.reads)      // read after write
+         || any_overlap(earlier_reads, later.writes)   // write after read
+         || any_overlap(earlier_writes, later.writes); // write after write
 }
 
 }  // namespace acs

@@ -69,7 +69,13 @@ struct access_set {
   }
 };
 
-// Read-after-write, write-after-read or write-after-write between two tasks.
-bool conflicts(const access_set& earlier, const access_set& later) noexcept;
+// Read-after-write, write-after-read or write-after-write between an earlier
+// task with these reads and writes and a later one. The one statement of the
+// rule: the window and the fold summaries both ask it.
+bool conflicts(const std::vector<byte_range>& earlier_reads, const std::vector<byte_range>& earlier_writes,
+               const access_set& later) noexcept;
+inline bool conflicts(const access_set& earlier, const access_set& later) noexcept {
+  return conflicts(earlier.reads, earlier.writes, later);
+}
 
 }  // namespace acs

@@ -19,7 +19,6 @@ class event_pool {
   void release(event_handle event) { free_.push_back(event); }
 
   std::size_t created() const noexcept { return created_; }
-  std::size_t available() const noexcept { return free_.size(); }
 
  private:
   backend& gpu_;

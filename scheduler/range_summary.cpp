@@ -14,13 +14,6 @@ bool touches(const byte_range& a, const byte_range& b) noexcept {
   return !a_before && !b_before;
 }
 
-bool any_overlap(const std::vector<byte_range>& a, const std::vector<byte_range>& b) noexcept {
-  for (const byte_range& x : a)
-    for (const byte_range& y : b)
-      if (overlaps(x, y)) return true;
-  return false;
-}
-
 }  // namespace
 
 void bounded_cover::add(const byte_range& r) {
@@ -93,8 +86,7 @@ bool range_summary::depends(const access_set& access, std::uint64_t group) const
   if (events_.empty()) return false;
   if (group != 0 && (all_groups_ || std::find(groups_.begin(), groups_.end(), group) != groups_.end()))
     return true;
-  return any_overlap(writes_.ranges(), access.reads) || any_overlap(reads_.ranges(), access.writes) ||
-         any_overlap(writes_.ranges(), access.writes);
+  return conflicts(reads_.ranges(), writes_.ranges(), access);
 }
 
 void range_summary::absorb(range_summary& other, std::vector<event_handle>& released) {

@@ -3,22 +3,6 @@
 #include <algorithm>
 
 namespace acs {
-namespace {
-
-bool any_overlap(const std::vector<byte_range>& a, const std::vector<byte_range>& b) noexcept {
-  for (const byte_range& x : a)
-    for (const byte_range& y : b)
-      if (overlaps(x, y)) return true;
-  return false;
-}
-
-bool depends_on(const window_entry& e, const access_set& a) noexcept {
-  return any_overlap(e.writes, a.reads)      // read after write
-         || any_overlap(e.reads, a.writes)   // write after read
-         || any_overlap(e.writes, a.writes); // write after write
-}
-
-}  // namespace
 
 window::window(unsigned capacity)
     : capacity_(capacity < 1 ? 1 : capacity), read_index_(capacity_), write_index_(capacity_) {
@@ -50,7 +34,7 @@ void window::dependencies(std::uintptr_t vstream, const access_set& access, std:
     for (std::uint64_t bits = cand[w]; bits != 0; bits &= bits - 1) {
       const auto s = static_cast<slot_id>(w * 64 + static_cast<unsigned>(__builtin_ctzll(bits)));
       const window_entry& e = entries_[s];
-      if (e.vstream == vstream && ((group != 0 && e.group == group) || depends_on(e, access))) out.push_back(s);
+      if (e.vstream == vstream && ((group != 0 && e.group == group) || conflicts(e.reads, e.writes, access))) out.push_back(s);
     }
   }
 }
