@@ -48,21 +48,28 @@ enum class pass_reason : std::uint8_t {
   count_
 };
 
-// The launch was issued on the application's stream as-is (for `why`). Keeps
-// the stream's contract: later redirected kernels must follow it.
+// Work is about to be issued directly on `stream` (an operation of rule 2, or
+// a launch passed through): call just before forwarding it. The stream then
+// waits for its kernels acs moved to pool streams (the lazy join), and for
+// what the legacy stream's implicit synchronisation asks. Nothing happens on
+// a capturing stream. `stream` may be 0, the legacy or per-thread handle.
+void stream_work_begins(CUstream stream, default_stream stream_zero) noexcept;
+
+// The launch was issued on the application's stream as-is (for `why`), after
+// stream_work_begins. Keeps the stream's contract: later redirected kernels
+// must follow it.
 void launched_directly(CUstream stream, default_stream stream_zero, pass_reason why) noexcept;
 
 // Any other stream-ordered operation was issued on `stream` (DESIGN.md §1 rule 2).
-// Call after forwarding it. `stream` may be 0, the legacy or per-thread handle.
+// Call stream_work_begins before forwarding it, and this after.
 void stream_barrier(CUstream stream, default_stream stream_zero) noexcept;
 
-// A synchronous operation that implies the legacy stream (cudaMemcpy, cuMemcpy...).
-inline void legacy_barrier() noexcept { stream_barrier(CU_STREAM_LEGACY, default_stream::legacy); }
-
-// Host synchronisation: take a point with sync_begin() before forwarding the sync
-// and pass it once the sync succeeded. Only work issued before the point is
-// known complete: another thread may launch while the sync waits.
-std::uint64_t sync_begin() noexcept;
+// Host synchronisation: take a point before forwarding the sync (or stream
+// query) and pass it once the sync succeeded. Only work issued before the point
+// is known complete: another thread may launch while the sync waits.
+// stream_sync_begins first joins the stream's pool work into it.
+std::uint64_t stream_sync_begins(CUstream stream, default_stream stream_zero) noexcept;
+std::uint64_t device_sync_begins() noexcept;
 void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint64_t point) noexcept;
 void device_synchronized(std::uint64_t point) noexcept;
 void stream_destroyed(CUstream stream) noexcept;

@@ -70,6 +70,7 @@ struct special<hook_api::driver> {
                        void** params, void** extra) noexcept {
     if (config == nullptr) return real(config, f, params, extra);  // the driver reports the error
     if (const auto why = ordering_of(config->attrs, config->numAttrs)) {
+      stream_work_begins(config->hStream, Entry::zero);
       const CUresult result = real(config, f, params, extra);
       launched_as_is(Entry::name, config->hStream, Entry::zero, *why);
       return result;
@@ -96,6 +97,7 @@ struct special<hook_api::driver> {
   template <class Entry>
   static CUresult call(decltype(&::cuLaunchCooperativeKernelMultiDevice) real, CUDA_LAUNCH_PARAMS* list,
                        unsigned count, unsigned flags) noexcept {
+    for (unsigned i = 0; list != nullptr && i < count; ++i) stream_work_begins(list[i].hStream, Entry::zero);
     const CUresult result = real(list, count, flags);
     for (unsigned i = 0; list != nullptr && i < count; ++i) {
       launched_as_is(Entry::name, list[i].hStream, Entry::zero, pass_reason::cooperative);
@@ -108,10 +110,10 @@ struct special<hook_api::driver> {
   template <class Entry>
   static CUresult call(decltype(&::cuGraphInstantiateWithParams) real, CUgraphExec* exec, CUgraph graph,
                        CUDA_GRAPH_INSTANTIATE_PARAMS* params) noexcept {
+    const bool uploads = params != nullptr && (params->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD) != 0;
+    if (uploads) stream_work_begins(params->hUploadStream, Entry::zero);
     const CUresult result = real(exec, graph, params);
-    if (params != nullptr && (params->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD) != 0) {
-      stream_barrier(params->hUploadStream, Entry::zero);
-    }
+    if (uploads) stream_barrier(params->hUploadStream, Entry::zero);
     return result;
   }
 };

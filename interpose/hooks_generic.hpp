@@ -137,28 +137,28 @@ R handle(R (*real)(A...), A... a) noexcept {
 
   if constexpr (kind == hook_kind::barrier) {
     static_assert(streams == 1, "a barrier entry point takes exactly one stream");
+    stream_work_begins(stream_of(), zero);
     const R result = real(a...);
     ACS_HOOK_TRACE("%s: barrier on stream %p", Entry::name, static_cast<void*>(stream_of()));
     stream_barrier(stream_of(), zero);
     return result;
   } else if constexpr (kind == hook_kind::legacy_barrier) {
     static_assert(streams == 0, "a synchronous operation names no stream");
+    // The implicit default stream: the legacy one, or the per-thread one for the _ptds twins.
+    const CUstream implied = zero == default_stream::per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+    stream_work_begins(implied, zero);
     const R result = real(a...);
     ACS_HOOK_TRACE("%s: barrier on the default stream", Entry::name);
-    if constexpr (zero == default_stream::per_thread) {
-      stream_barrier(CU_STREAM_PER_THREAD, zero);
-    } else {
-      legacy_barrier();
-    }
+    stream_barrier(implied, zero);
     return result;
   } else if constexpr (kind == hook_kind::sync) {
     static_assert(streams == 1);
-    const std::uint64_t point = sync_begin();
+    const std::uint64_t point = stream_sync_begins(stream_of(), zero);
     const R result = real(a...);
     if (result == success<R>()) stream_synchronized(stream_of(), zero, point);
     return result;
   } else if constexpr (kind == hook_kind::device_sync) {
-    const std::uint64_t point = sync_begin();
+    const std::uint64_t point = device_sync_begins();
     const R result = real(a...);
     bool whole_current_device = true;
     if constexpr (count_of<CUcontext, A...> == 1) {
@@ -185,7 +185,9 @@ R handle(R (*real)(A...), A... a) noexcept {
     ACS_HOOK_DEBUG("%s: capture begins on stream %p (mode %d)", Entry::name, static_cast<void*>(stream),
                    static_cast<int>(mode));
     // Before the call, so that acs stops unsafe calls (queries, syncs) before the capture
-    // exists and can still record on the stream without the record becoming a graph node.
+    // exists and can still record on the stream without the record becoming a graph node;
+    // the stream joins its pool work first, while that wait is not a graph node either.
+    (void)stream_sync_begins(stream_of(), zero);
     capture_began(stream, mode);
     const R result = real(a...);
     if (result != success<R>() && !still_capturing(stream)) capture_ended(stream);
@@ -204,6 +206,7 @@ R handle(R (*real)(A...), A... a) noexcept {
                        kind == hook_kind::alloc_unsized) {
     using out_t = std::tuple_element_t<0, std::tuple<A...>>;
     static_assert(is_address_out_v<out_t>, "an allocation returns its address through argument 0");
+    if constexpr (streams == 1) stream_work_begins(stream_of(), zero);
     const R result = real(a...);
     const out_t out = arg<0>(a...);
     if (result == success<R>() && out != nullptr && *out != std::remove_reference_t<decltype(*out)>{}) {
@@ -240,6 +243,7 @@ R handle(R (*real)(A...), A... a) noexcept {
     const CUdeviceptr base = address(arg<0>(a...));
     // Before the call: once freed, the same range may be handed out (and reported) again.
     if (base != 0) memory_freed(base);
+    if constexpr (streams == 1) stream_work_begins(stream_of(), zero);
     const R result = real(a...);
     if constexpr (streams == 1) stream_barrier(stream_of(), zero);
     return result;
@@ -278,15 +282,17 @@ R handle(R (*real)(A...), A... a) noexcept {
     return result;
   } else if constexpr (kind == hook_kind::cooperative) {
     static_assert(streams == 1);
+    stream_work_begins(stream_of(), zero);
     const R result = real(a...);
     launched_as_is(Entry::name, stream_of(), zero, pass_reason::cooperative);
     return result;
   } else if constexpr (kind == hook_kind::opaque_launch) {
     static_assert(streams <= 1);
-    const R result = real(a...);
     // cuLaunch / cuLaunchGrid use the legacy stream.
-    launched_as_is(Entry::name, streams == 1 ? stream_of() : CU_STREAM_LEGACY, zero,
-                   pass_reason::unknown_function);
+    const CUstream on = streams == 1 ? stream_of() : CU_STREAM_LEGACY;
+    stream_work_begins(on, zero);
+    const R result = real(a...);
+    launched_as_is(Entry::name, on, zero, pass_reason::unknown_function);
     return result;
   } else {
     static_assert(kind == hook_kind::launch || kind == hook_kind::cooperative_multi ||
@@ -302,6 +308,7 @@ struct hook;
 template <class Entry, class R, class... A>
 struct hook<Entry, R (*)(A...)> {
   static R call(A... a) noexcept {
+    if constexpr (Entry::kind == hook_kind::launch) ACS_STAGE_BEGIN();
     const auto real = Entry::real();
     if (real == nullptr) [[unlikely]] {
       report_missing_real(Entry::name);

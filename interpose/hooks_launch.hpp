@@ -6,6 +6,7 @@
 #include "dispatch.hpp"
 #include "hooks_cuda.hpp"
 #include "hooks_log.hpp"
+#include "stage_timer.hpp"
 
 namespace acs::hooks {
 
@@ -72,7 +73,9 @@ inline int dispatch(const launch_request& request, launch_closure issue) noexcep
                  static_cast<void*>(request.stream),
                  request.stream_zero == default_stream::per_thread ? "per-thread" : "legacy",
                  static_cast<void*>(request.function));
-  return dispatch_launch(request, issue);
+  const int status = dispatch_launch(request, issue);
+  ACS_STAGE(leave);
+  return status;
 }
 
 inline void launched_as_is(const char* api, CUstream stream, default_stream zero, pass_reason why) noexcept {

@@ -126,6 +126,7 @@ struct special<hook_api::runtime> {
                           const void* func, void** args) noexcept {
     if (config == nullptr) return real(config, func, args);  // the runtime reports the error
     if (const auto why = ordering_of(config->attrs, config->numAttrs)) {
+      stream_work_begins(config->stream, Entry::zero);
       const cudaError_t result = real(config, func, args);
       launched_as_is(Entry::name, config->stream, Entry::zero, *why);
       return result;
@@ -152,10 +153,10 @@ struct special<hook_api::runtime> {
   template <class Entry>
   static cudaError_t call(decltype(&::cudaGraphInstantiateWithParams) real, cudaGraphExec_t* exec,
                           cudaGraph_t graph, cudaGraphInstantiateParams* params) noexcept {
+    const bool uploads = params != nullptr && (params->flags & cudaGraphInstantiateFlagUpload) != 0;
+    if (uploads) stream_work_begins(params->uploadStream, Entry::zero);
     const cudaError_t result = real(exec, graph, params);
-    if (params != nullptr && (params->flags & cudaGraphInstantiateFlagUpload) != 0) {
-      stream_barrier(params->uploadStream, Entry::zero);
-    }
+    if (uploads) stream_barrier(params->uploadStream, Entry::zero);
     return result;
   }
 

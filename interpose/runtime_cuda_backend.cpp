@@ -1,5 +1,7 @@
 #include "runtime_cuda_backend.hpp"
 
+#include "stage_timer.hpp"
+
 namespace acs {
 
 namespace {
@@ -68,8 +70,10 @@ event_state cuda_backend::query_event(event_handle event) {
 
 backend_status cuda_backend::launch(const void* kernel, stream_handle stream) {
   auto* p = static_cast<pending_launch*>(const_cast<void*>(kernel));
+  ACS_STAGE(schedule);
   p->status = p->closure(as_stream(stream));
   p->issued = true;
+  ACS_STAGE(gpu_launch);
   return p->status;
 }
 

@@ -58,6 +58,8 @@ void sum_stats(scheduler_stats& sum, unsigned& devices) {
     sum.fork_waits += s.fork_waits;
     sum.barriers += s.barriers;
     sum.folds += s.folds;
+    sum.join_waits += s.join_waits;
+    sum.shadowed += s.shadowed;
     sum.launch_errors += s.launch_errors;
     sum.join_failures += s.join_failures;
     sum.occupancy_sum += s.occupancy_sum;
@@ -112,7 +114,7 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
   if (device_runtime* rt = e.runtime.load(std::memory_order_acquire)) return rt;
   try {
     const config& c = settings();
-    auto* rt = new device_runtime(cuda, e.context, scheduler_config{c.window, c.streams});
+    auto* rt = new device_runtime(cuda, e.context, scheduler_config{c.window, c.streams, c.eager_join});
     {
       std::lock_guard reg_lock(reg().mutex);
       reg().runtimes.push_back(rt);

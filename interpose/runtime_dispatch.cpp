@@ -10,10 +10,10 @@
 // Then the footprint is computed and the scheduler dispatches the launch; the
 // backend calls the hooks' closure with a pool stream.
 //
-// A launch passed through is still work issued directly on its stream: later
-// redirected kernels of that stream must follow it, so it is a barrier (rule 2).
-// Barriers and syncs only update the scheduler's bookkeeping (no CUDA call),
-// which is why they need no capture check.
+// A launch passed through is still work issued directly on its stream: it
+// must follow the stream's redirected kernels, and later ones must follow it,
+// so it is a barrier (rule 2). Before any work on a stream, the stream joins
+// its pool work (the lazy join): CUDA calls, never made on a capturing stream.
 #include "dispatch.hpp"
 
 #include <atomic>
@@ -28,6 +28,7 @@
 #include "runtime_footprint.hpp"
 #include "runtime_start.hpp"
 #include "runtime_streams.hpp"
+#include "stage_timer.hpp"
 #include "stats.hpp"
 #include "driver_inference.hpp"
 #include "trace_session.hpp"
@@ -67,20 +68,45 @@ void internal_failure(const char* where) noexcept {
   log::print_once(log_level::warn, where, "acs failed internally in {}; it degrades to pass-through", where);
 }
 
+// The scheduler of `stream`'s device, if acs manages it; `t` receives the stream.
+device_runtime* runtime_of(CUstream stream, default_stream zero, stream_target& t) {
+  const driver::table* cuda = driver::real();
+  if (cuda == nullptr || !resolve_stream(*cuda, stream, zero, t) || !t.context->primary) return nullptr;
+  device_runtime* rt = t.context->runtime.load(std::memory_order_acquire);
+  return rt != nullptr && !rt->broken.load(std::memory_order_relaxed) ? rt : nullptr;
+}
+
+// A join would become a node of the stream's capture: never on a capturing
+// stream (its redirected kernels were joined when the capture began).
+bool joinable(const stream_target& t) {
+  const driver::table* cuda = driver::real();
+  return !capture_in_progress_anywhere() ||
+         (cuda != nullptr && !stream_capturing(*cuda, reinterpret_cast<CUstream>(t.stream.handle)));
+}
+
+// Work is about to be issued directly on the application's stream (rule 2).
+void before_work_on(CUstream stream, default_stream zero) {
+  stream_target t;
+  if (device_runtime* rt = runtime_of(stream, zero, t); rt != nullptr && joinable(t)) rt->sched.before_barrier(t.stream);
+}
+
 // Work was issued directly on the application's stream (rule 2).
 void barrier_on(CUstream stream, default_stream zero) {
-  const driver::table* cuda = driver::real();
-  if (cuda == nullptr) return;
   stream_target t;
-  if (!resolve_stream(*cuda, stream, zero, t) || !t.context->primary) return;
-  device_runtime* rt = t.context->runtime.load(std::memory_order_acquire);
-  if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.barrier(t.stream);
+  if (device_runtime* rt = runtime_of(stream, zero, t)) rt->sched.barrier(t.stream);
 }
 
 enum class then { barrier, nothing };
 
 int issue_directly(pending_launch& launch, const launch_request& r, pass_reason why, then after) noexcept {
   launch_passed_through();
+  if (after == then::barrier && !launch.issued) {
+    try {
+      before_work_on(r.stream, r.stream_zero);
+    } catch (...) {
+      internal_failure("join before a direct launch");
+    }
+  }
   if (!launch.issued) {
     launch.status = launch.closure(r.stream);  // exactly as the application asked
     launch.issued = true;
@@ -111,11 +137,13 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
   pending_launch launch{issue};
   device_runtime* rt = nullptr;
   try {
+    ACS_STAGE(hook_entry);
     runtime_started();
     stats::count_kernel();
     if (!active()) return issue_directly(launch, r, pass_reason::disabled, then::nothing);
     const driver::table* cuda = driver::real();
     if (cuda == nullptr) return issue_directly(launch, r, pass_reason::disabled, then::nothing);
+    ACS_STAGE(prologue);
 
     stream_target t;
     if (!resolve_stream(*cuda, r.stream, r.stream_zero, t))
@@ -123,18 +151,28 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     if (!t.context->primary) return issue_directly(launch, r, pass_reason::foreign_context, then::nothing);
     if (r.function == nullptr) return issue_directly(launch, r, pass_reason::unknown_function, then::barrier);
 
+    ACS_STAGE(stream);
+
+    // Every capture begins through a hook: without one in progress, no stream
+    // is capturing and the driver need not be asked.
     const unsafe_section section;
-    if (!section.allowed() || stream_capturing(*cuda, reinterpret_cast<CUstream>(t.stream.handle)))
+    if (!section.allowed() ||
+        (capture_in_progress_anywhere() && stream_capturing(*cuda, reinterpret_cast<CUstream>(t.stream.handle))))
       return issue_directly(launch, r, pass_reason::capturing, then::barrier);
+    ACS_STAGE(capture);
 
     rt = runtime_for_launch(*cuda, *t.context);
     if (rt == nullptr || rt->broken.load(std::memory_order_relaxed))
       return issue_directly(launch, r, pass_reason::internal_error, then::nothing);
+    ACS_STAGE(runtime);
 
     declared::launch_footprint& footprint = scratch_footprint();
     plan_launch(r, footprint);
     if (footprint.barrier_before) rt->sched.barrier(t.stream);  // acs_barrier()
-    return rt->sched.launch(t.stream, footprint.access, &launch, footprint.group);
+    ACS_STAGE(footprint);
+    const int status = rt->sched.launch(t.stream, footprint.access, &launch, footprint.group);
+    ACS_STAGE(after_launch);
+    return status;
   } catch (...) {
     // The scheduler's state may be inconsistent: this device passes through from
     // now on. Every kernel it dispatched was joined into its stream, so the
@@ -157,6 +195,16 @@ void launched_directly(CUstream stream, default_stream stream_zero, pass_reason 
   }
 }
 
+void stream_work_begins(CUstream stream, default_stream stream_zero) noexcept {
+  runtime_started();
+  if (!active()) return;
+  try {
+    before_work_on(stream, stream_zero);
+  } catch (...) {
+    internal_failure("stream_work_begins");
+  }
+}
+
 void stream_barrier(CUstream stream, default_stream stream_zero) noexcept {
   runtime_started();
   if (!active()) return;
@@ -167,7 +215,20 @@ void stream_barrier(CUstream stream, default_stream stream_zero) noexcept {
   }
 }
 
-std::uint64_t sync_begin() noexcept { return scheduler::sync_point(); }
+std::uint64_t stream_sync_begins(CUstream stream, default_stream stream_zero) noexcept {
+  runtime_started();
+  if (!active()) return scheduler::sync_point();
+  try {
+    stream_target t;
+    if (device_runtime* rt = runtime_of(stream, stream_zero, t); rt != nullptr && joinable(t))
+      return rt->sched.join(t.stream);
+  } catch (...) {
+    internal_failure("stream_sync_begins");
+  }
+  return scheduler::sync_point();
+}
+
+std::uint64_t device_sync_begins() noexcept { return scheduler::sync_point(); }
 
 void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint64_t point) noexcept {
   runtime_started();

@@ -10,7 +10,22 @@ bool any_overlap(const std::vector<byte_range>& a, const std::vector<byte_range>
   return false;
 }
 
+bool inside_one(const byte_range& r, const std::vector<byte_range>& in) noexcept {
+  for (const byte_range& c : in)
+    if (c.first <= r.first && r.last <= c.last) return true;
+  return false;
+}
+
 }  // namespace
+
+bool shadows(const std::vector<byte_range>& earlier_reads, const std::vector<byte_range>& earlier_writes,
+             const access_set& later) noexcept {
+  for (const byte_range& w : earlier_writes)
+    if (!inside_one(w, later.writes)) return false;
+  for (const byte_range& r : earlier_reads)
+    if (!inside_one(r, later.reads) && !inside_one(r, later.writes)) return false;
+  return true;
+}
 
 bool conflicts(const std::vector<byte_range>& earlier_reads, const std::vector<byte_range>& earlier_writes,
                const access_set& later) noexcept {

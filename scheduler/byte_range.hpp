@@ -78,4 +78,11 @@ inline bool conflicts(const access_set& earlier, const access_set& later) noexce
   return conflicts(earlier.reads, earlier.writes, later);
 }
 
+// Whether every task that conflicts with an earlier task of these reads and
+// writes also conflicts with `later`: its writes cover the earlier writes, its
+// reads and writes together cover the earlier reads (each range inside one of
+// `later`'s: sufficient, not necessary).
+bool shadows(const std::vector<byte_range>& earlier_reads, const std::vector<byte_range>& earlier_writes,
+             const access_set& later) noexcept;
+
 }  // namespace acs

@@ -56,7 +56,7 @@ event_handle range_summary::fold(const window_entry& entry) {
   for (const byte_range& r : entry.reads) reads_.add(r);
   for (const byte_range& r : entry.writes) writes_.add(r);
   if (entry.group != 0) note_group(entry.group);
-  last_joined_ = std::max(last_joined_, entry.joined);
+  last_stamp_ = std::max(last_stamp_, entry.stamp);
   return hold({entry.stream, entry.seq, entry.event});
 }
 
@@ -97,7 +97,7 @@ void range_summary::absorb(range_summary& other, std::vector<event_handle>& rele
     groups_.clear();
   }
   for (std::uint64_t g : other.groups_) note_group(g);
-  last_joined_ = std::max(last_joined_, other.last_joined_);
+  last_stamp_ = std::max(last_stamp_, other.last_stamp_);
   for (const folded_event& f : other.events_) {
     if (const event_handle unneeded = hold(f); unneeded != 0) released.push_back(unneeded);
   }
@@ -106,7 +106,7 @@ void range_summary::absorb(range_summary& other, std::vector<event_handle>& rele
   other.writes_.clear();
   other.groups_.clear();
   other.all_groups_ = false;
-  other.last_joined_ = 0;
+  other.last_stamp_ = 0;
 }
 
 void range_summary::clear(std::vector<event_handle>& released) {
@@ -116,7 +116,7 @@ void range_summary::clear(std::vector<event_handle>& released) {
   writes_.clear();
   groups_.clear();
   all_groups_ = false;
-  last_joined_ = 0;
+  last_stamp_ = 0;
 }
 
 }  // namespace acs

@@ -47,8 +47,8 @@ class range_summary {
   bool depends(const access_set& access, std::uint64_t group) const noexcept;
 
   const std::vector<folded_event>& events() const noexcept { return events_; }
-  // The latest join point folded in, to tell whether a host sync covered them all.
-  std::uint64_t last_joined() const noexcept { return last_joined_; }
+  // The latest issue stamp folded in, to tell whether a host sync covered them all.
+  std::uint64_t last_stamp() const noexcept { return last_stamp_; }
 
   // Takes over everything `other` holds, leaving it empty; events no longer
   // needed are appended to `released`.
@@ -67,7 +67,7 @@ class range_summary {
   std::vector<std::uint64_t> groups_;  // bounded; `all_groups_` once it overflows
   bool all_groups_ = false;
   std::vector<folded_event> events_;   // at most one per pool stream
-  std::uint64_t last_joined_ = 0;
+  std::uint64_t last_stamp_ = 0;
 };
 
 }  // namespace acs

@@ -1,6 +1,7 @@
 #include "scheduler.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <unordered_map>
 #include <vector>
@@ -14,11 +15,15 @@ namespace acs {
 
 namespace {
 
-// Counts eager joins across the process: a sync point is a value of it.
-std::atomic<std::uint64_t> joins{0};
+// Counts dispatched kernels across the process: a sync point is a value of it.
+std::atomic<std::uint64_t> issue_stamps{0};
+
+constexpr slot_id no_slot = ~slot_id{0};
 
 // What the scheduler remembers of one application stream.
 struct vstream_state {
+  stream_handle handle = 0;
+  stream_kind kind = stream_kind::non_blocking;
   // Work was issued on the stream itself since its fork event was recorded:
   // the next redirected kernel must record a new one. True at first sight,
   // since the stream may already hold work issued before acs saw it.
@@ -27,6 +32,12 @@ struct vstream_state {
   std::uint64_t fork_waiters = 0;         // pool streams already after the fork (bit i)
   std::uint64_t seen_legacy_epoch = 0;    // legacy coupling, see scheduler.hpp
   std::uint64_t seen_blocking_epoch = 0;
+  // Lazy join: pool streams holding kernels of this stream that the stream
+  // itself does not wait for yet (bit p), the latest such kernel on each, and
+  // the issue stamp of the latest of all.
+  std::uint64_t unjoined = 0;
+  std::array<std::uint64_t, scheduler_config::max_streams> unjoined_seq{};
+  std::uint64_t unjoined_stamp = 0;
   // Folded work in two generations: `newer` receives folds; once it holds a
   // window's worth, `older` is dropped if its events are complete (else the
   // two merge) and `newer` takes its place. Staleness stays bounded.
@@ -39,6 +50,7 @@ struct dependency {
   unsigned stream;
   std::uint64_t seq;
   event_handle event;
+  slot_id slot;  // the window entry, or no_slot for folded work (always recorded)
 };
 
 }  // namespace
@@ -48,10 +60,15 @@ struct scheduler::state {
   scheduler_config config;
   bool started = false;
   backend_status start_status = 0;
-  bool broken = false;  // a bookkeeping call failed: launches run in place from then on
+  bool broken = false;  // an own CUDA call failed: everything was waited for, launches run in place
   stream_pool pool;
   event_pool events;
   window win;
+  // Per pool stream: the window slot of its last kernel while that kernel's
+  // event is not recorded. Nothing is issued on the stream after such a
+  // kernel until its event is recorded (or it is shadowed), so recording it
+  // late is exact.
+  std::vector<slot_id> unrecorded_tail;
   std::unordered_map<std::uintptr_t, vstream_state> vstreams;
   // Counters of work issued on the legacy stream and on blocking streams.
   std::uint64_t legacy_epoch = 0;
@@ -74,6 +91,7 @@ struct scheduler::state {
     if (!started) {
       started = true;
       start_status = pool.create(config.streams);
+      unrecorded_tail.assign(pool.size(), no_slot);
     }
     return start_status == 0;
   }
@@ -87,6 +105,8 @@ struct scheduler::state {
       last_state = &vstreams[s.key];
       last_key = s.key;
     }
+    last_state->handle = s.handle;
+    last_state->kind = s.kind;
     return *last_state;
   }
 
@@ -96,23 +116,47 @@ struct scheduler::state {
     evs.clear();
   }
 
+  // Bookkeeping for an entry leaving the window (the caller removes it).
   void drop_entry(slot_id s) {
     window_entry& e = win[s];
     pool[e.stream].in_window--;
+    if (unrecorded_tail[e.stream] == s) unrecorded_tail[e.stream] = no_slot;
     events.release(e.event);
   }
 
-  // Everything of `key` in the window and its summary launched up to `point`
+  // An own CUDA call failed: nothing acs tracks can be trusted to be ordered
+  // any more. Wait for every pool stream on the host (then all of it is
+  // complete), forget it all, and run every later kernel in place.
+  void fail() {
+    if (broken) return;
+    broken = true;
+    ++stats.join_failures;
+    for (unsigned p = 0; p < pool.size(); ++p) (void)gpu.synchronize(pool[p].handle);
+    win.remove_if([&](slot_id s) {
+      drop_entry(s);
+      return true;
+    });
+    for (auto& [key, vs] : vstreams) {
+      vs.older.clear(released);
+      vs.newer.clear(released);
+      vs.folds_into_newer = 0;
+      vs.unjoined = 0;
+      vs.fork_dirty = true;
+    }
+    release_all(released);
+  }
+
+  // Everything of `key` in the window and its summary issued up to `point`
   // is covered by a later fork or a host sync: forget it.
   void drop_stream_entries(std::uintptr_t key, vstream_state& vs,
                            std::uint64_t point = ~std::uint64_t{0}) {
     win.remove_if([&](slot_id s) {
-      if (win[s].vstream != key || win[s].joined > point) return false;
+      if (win[s].vstream != key || win[s].stamp > point) return false;
       drop_entry(s);
       return true;
     });
-    if (vs.older.last_joined() <= point) vs.older.clear(released);
-    if (vs.newer.last_joined() <= point) {
+    if (vs.older.last_stamp() <= point) vs.older.clear(released);
+    if (vs.newer.last_stamp() <= point) {
       vs.newer.clear(released);
       vs.folds_into_newer = 0;
     }
@@ -126,14 +170,95 @@ struct scheduler::state {
 
   // Legacy-stream rule (DESIGN.md §1 rule 4): pool streams are non-blocking,
   // so a switch between the legacy stream and blocking streams is a barrier.
-  void apply_legacy_coupling(const virtual_stream& s, vstream_state& vs) {
-    if (s.kind == stream_kind::legacy && vs.seen_blocking_epoch != blocking_epoch) vs.fork_dirty = true;
-    if (s.kind == stream_kind::blocking && vs.seen_legacy_epoch != legacy_epoch) vs.fork_dirty = true;
+  // True when it applies: the fork must then also cover the other side's pool work.
+  bool apply_legacy_coupling(const virtual_stream& s, vstream_state& vs) {
+    const bool coupled = (s.kind == stream_kind::legacy && vs.seen_blocking_epoch != blocking_epoch) ||
+                         (s.kind == stream_kind::blocking && vs.seen_legacy_epoch != legacy_epoch);
+    if (coupled) vs.fork_dirty = true;
+    return coupled;
   }
 
-  // Records the fork event on the application stream: it follows everything
-  // issued there, including (by the eager join) every earlier redirected kernel.
-  backend_status refresh_fork(const virtual_stream& s, vstream_state& vs) {
+  // Records the event of window entry `s`, its pool stream's tail: exact.
+  backend_status record_entry(slot_id s) {
+    window_entry& e = win[s];
+    if (e.recorded) return 0;
+    if (const backend_status st = gpu.record_event(e.event, pool[e.stream].handle); st != 0) return st;
+    e.recorded = true;
+    if (unrecorded_tail[e.stream] == s) unrecorded_tail[e.stream] = no_slot;
+    return 0;
+  }
+
+  // An event recorded on pool stream `p` after its kernel `seq`: the earliest
+  // window entry there from `seq` on, else a temporary one recorded now (later
+  // than needed, never earlier). 0 when that kernel is known complete.
+  backend_status covering_event(unsigned p, std::uint64_t seq, event_handle& out, bool& temporary) {
+    out = 0;
+    temporary = false;
+    if (pool[p].known_complete >= seq) return 0;
+    slot_id best = no_slot;
+    win.for_each([&](slot_id s) {
+      const window_entry& e = win[s];
+      if (e.stream == p && e.seq >= seq && (best == no_slot || e.seq < win[best].seq)) best = s;
+    });
+    if (best != no_slot) {
+      if (const backend_status st = record_entry(best); st != 0) return st;
+      out = win[best].event;
+      return 0;
+    }
+    if (const backend_status st = events.acquire(&out); st != 0) return st;
+    if (const backend_status st = gpu.record_event(out, pool[p].handle); st != 0) {
+      events.release(out);
+      out = 0;
+      return st;
+    }
+    temporary = true;
+    return 0;
+  }
+
+  // Makes `target` wait for the pool work of `source` that `source` itself
+  // does not wait for yet.
+  backend_status join_into(stream_handle target, const vstream_state& source) {
+    for (std::uint64_t bits = source.unjoined; bits != 0; bits &= bits - 1) {
+      const auto p = static_cast<unsigned>(__builtin_ctzll(bits));
+      event_handle e = 0;
+      bool temporary = false;
+      if (const backend_status st = covering_event(p, source.unjoined_seq[p], e, temporary); st != 0) return st;
+      if (e == 0) continue;
+      const backend_status st = gpu.wait_event(target, e);
+      if (temporary) events.release(e);
+      if (st != 0) return st;
+      ++stats.join_waits;
+    }
+    return 0;
+  }
+
+  // The stream waits for all its own pool work.
+  void join_own(vstream_state& vs) {
+    if (broken || vs.unjoined == 0) return;
+    if (join_into(vs.handle, vs) != 0) return fail();
+    vs.unjoined = 0;
+  }
+
+  // What the legacy stream's implicit synchronisation needs before work on `s`:
+  // the legacy stream waits for blocking streams, blocking streams for the
+  // legacy stream. Their pool work is made a wait of `s` itself (a per-thread
+  // default stream can only be named by its own thread).
+  void join_coupled(const virtual_stream& s) {
+    if (broken || s.kind == stream_kind::non_blocking) return;
+    for (auto& [key, other] : vstreams) {
+      if (key == s.key || other.unjoined == 0) continue;
+      const bool coupled =
+          s.kind == stream_kind::legacy ? other.kind == stream_kind::blocking : other.kind == stream_kind::legacy;
+      if (coupled && join_into(s.handle, other) != 0) return fail();
+    }
+  }
+
+  // Records the fork event on the application stream, after the stream has
+  // joined its own pool work (and, under legacy coupling, the other side's).
+  backend_status refresh_fork(const virtual_stream& s, vstream_state& vs, bool coupled) {
+    join_own(vs);
+    if (coupled) join_coupled(s);
+    if (broken) return 1;
     event_handle e = vs.fork_event;
     if (e == 0) {
       if (const backend_status st = events.acquire(&e); st != 0) return st;
@@ -156,10 +281,10 @@ struct scheduler::state {
     dep_slots.clear();
     deps.clear();
     win.dependencies(s.key, access, group, dep_slots);
-    for (slot_id d : dep_slots) add_dependency({win[d].stream, win[d].seq, win[d].event});
+    for (slot_id d : dep_slots) add_dependency({win[d].stream, win[d].seq, win[d].event, d});
     for (const range_summary* folded : {&vs.older, &vs.newer})
       if (folded->depends(access, group))
-        for (const folded_event& f : folded->events()) add_dependency({f.stream, f.seq, f.event});
+        for (const folded_event& f : folded->events()) add_dependency({f.stream, f.seq, f.event, no_slot});
   }
 
   // Waiting on the latest kernel of a pool stream covers its earlier ones:
@@ -186,9 +311,29 @@ struct scheduler::state {
     return pool.pick_least_loaded();
   }
 
+  // Before anything more is issued on pool stream `p`: its last kernel gets
+  // its event now, unless the new kernel shadows it (same stream and scope-free,
+  // and every later kernel that would depend on it depends on the new one,
+  // which runs after it here): then no event is ever needed for it.
+  backend_status settle_tail(unsigned p, const virtual_stream& s, const access_set& access, std::uint64_t group) {
+    const slot_id t = unrecorded_tail[p];
+    if (t == no_slot) return 0;
+    const window_entry& e = win[t];
+    if (group == 0 && e.group == 0 && e.vstream == s.key && shadows(e.reads, e.writes, access)) {
+      drop_entry(t);
+      win.remove(t);
+      ++stats.shadowed;
+      return 0;
+    }
+    return record_entry(t);
+  }
+
   backend_status wait_dependencies(unsigned p, const vstream_state& vs) {
     for (const dependency& d : deps) {
       if (!pool.note_wait(p, d.stream, d.seq)) continue;
+      if (d.slot != no_slot) {
+        if (const backend_status st = record_entry(d.slot); st != 0) return st;
+      }
       if (const backend_status st = gpu.wait_event(pool[p].handle, d.event); st != 0) return st;
       ++stats.dependency_waits;
     }
@@ -207,16 +352,20 @@ struct scheduler::state {
   // Folding a quarter of the window at a time keeps queries to one per
   // quarter-window of launches while the GPU is behind.
   void make_room() {
-    const window_entry& oldest = win[win.oldest()];
+    const slot_id o = win.oldest();
+    const window_entry& oldest = win[o];
     pool_stream& ps = pool[oldest.stream];
-    if (ps.known_complete < oldest.seq && gpu.query_event(oldest.event) != event_state::pending)
-      ps.known_complete = oldest.seq;  // an error also means nothing more will run
+    if (ps.known_complete < oldest.seq) {
+      if (record_entry(o) != 0) return fail();
+      if (gpu.query_event(oldest.event) != event_state::pending)
+        ps.known_complete = oldest.seq;  // an error also means nothing more will run
+    }
     if (ps.known_complete >= oldest.seq) {
       retire_stream(oldest.stream);
       return;
     }
     const unsigned batch = std::max(1u, win.capacity() / 4);
-    for (unsigned i = 0; i < batch && !win.empty(); ++i) fold_oldest();
+    for (unsigned i = 0; i < batch && !win.empty() && !broken; ++i) fold_oldest();
   }
 
   // The oldest entry of pool stream `p` is complete. Its newest one may be too
@@ -224,14 +373,15 @@ struct scheduler::state {
   // at once, instead of one query per launch.
   void retire_stream(unsigned p) {
     pool_stream& ps = pool[p];
-    const window_entry* newest = nullptr;
+    slot_id newest = no_slot;
     win.for_each([&](slot_id s) {
       const window_entry& e = win[s];
-      if (e.stream == p && (newest == nullptr || e.seq > newest->seq)) newest = &e;
+      if (e.stream == p && (newest == no_slot || e.seq > win[newest].seq)) newest = s;
     });
-    if (newest != nullptr && newest->seq > ps.known_complete &&
-        gpu.query_event(newest->event) != event_state::pending)
-      ps.known_complete = newest->seq;
+    if (newest != no_slot && win[newest].seq > ps.known_complete) {
+      if (record_entry(newest) != 0) return fail();
+      if (gpu.query_event(win[newest].event) != event_state::pending) ps.known_complete = win[newest].seq;
+    }
     const std::uint64_t done = ps.known_complete;
     win.remove_if([&](slot_id s) {
       if (win[s].stream != p || win[s].seq > done) return false;
@@ -242,6 +392,7 @@ struct scheduler::state {
 
   void fold_oldest() {
     const slot_id s = win.oldest();
+    if (record_entry(s) != 0) return fail();
     const window_entry& e = win[s];
     vstream_state& vs = vstreams[e.vstream];
     ++stats.folds;
@@ -274,21 +425,43 @@ struct scheduler::state {
     release_all(released);
   }
 
+  // Before work is issued on `s` directly: it must follow s's pool work, and
+  // the implicit synchronisation of the legacy stream.
+  void before_direct_work(const virtual_stream& s) {
+    join_own(vstream(s));
+    join_coupled(s);
+  }
+
+  // After it: the next redirected kernel forks after it. Marked only now, so
+  // that another thread's launch in between cannot take a fork recorded before
+  // the work (refresh_fork joins whatever that launch added).
+  void after_direct_work(const virtual_stream& s) {
+    vstream_state& vs = vstream(s);
+    bump_epoch(s.kind);
+    vs.fork_dirty = true;
+    drop_stream_entries(s.key, vs);
+  }
+
   backend_status launch(const virtual_stream& s, const access_set& access, const void* kernel,
                         std::uint64_t group) {
     if (!start() || broken) return gpu.launch(kernel, s.handle);  // run in place, in order
     vstream_state& vs = vstream(s);
-    apply_legacy_coupling(s, vs);
-    if (vs.fork_dirty && refresh_fork(s, vs) != 0) return launch_in_place(s, vs, kernel);
+    const bool coupled = apply_legacy_coupling(s, vs);
+    if (vs.fork_dirty && refresh_fork(s, vs, coupled) != 0) return launch_in_place(s, kernel);
 
-    // The join event first: if acs cannot get one, the kernel still runs, in place.
+    // The kernel's event first: if acs cannot get one, the kernel still runs, in place.
     event_handle done = 0;
-    if (events.acquire(&done) != 0) return launch_in_place(s, vs, kernel);
+    if (events.acquire(&done) != 0) return launch_in_place(s, kernel);
     collect_dependencies(s, vs, access, group);
+    if (observer != nullptr) {
+      waited_ids.clear();
+      for (slot_id d : dep_slots) waited_ids.push_back(win[d].launch_id);
+    }
     const unsigned p = choose_stream();
-    if (wait_dependencies(p, vs) != 0) {
+    if (settle_tail(p, s, access, group) != 0 || wait_dependencies(p, vs) != 0) {
       events.release(done);
-      return launch_in_place(s, vs, kernel);
+      fail();
+      return launch_in_place(s, kernel);
     }
 
     const std::uint64_t launch_id = ++next_launch_id;
@@ -306,27 +479,15 @@ struct scheduler::state {
     vs.fork_waiters |= std::uint64_t{1} << p;
     ++stats.kernels;
     if (deps.empty()) ++stats.independent;
+    const std::uint64_t stamp = issue_stamps.fetch_add(1, std::memory_order_seq_cst) + 1;
+    vs.unjoined |= std::uint64_t{1} << p;
+    vs.unjoined_seq[p] = seq;
+    vs.unjoined_stamp = stamp;
 
-    // Eager join: the application stream waits for the kernel at once.
-    if (gpu.record_event(done, ps.handle) != 0 || gpu.wait_event(s.handle, done) != 0) {
-      // The stream may not contain the kernel, and nothing else can order later
-      // work after it: wait for it on the host. acs's own calls are failing, so
-      // from now on every kernel runs in place, in order.
-      (void)gpu.synchronize(ps.handle);
-      events.release(done);
-      broken = true;
-      ++stats.join_failures;
-      return status;
-    }
-    // After the join: a sync that takes its point from here on covers the kernel.
-    const std::uint64_t joined = joins.fetch_add(1, std::memory_order_seq_cst) + 1;
-    if (observer != nullptr) {
-      waited_ids.clear();
-      for (slot_id d : dep_slots) waited_ids.push_back(win[d].launch_id);
-    }
     if (win.full()) make_room();
-    win.insert(s.key, group, access, p, seq, done, launch_id, joined);
+    unrecorded_tail[p] = win.insert(s.key, group, access, p, seq, done, launch_id, stamp);
     ps.in_window++;
+    if (config.eager_join) join_own(vs);  // records the kernel's event; the stream waits on it now
     bump_epoch(s.kind);
     stats.occupancy_sum += win.size();
     if (observer != nullptr)
@@ -334,12 +495,12 @@ struct scheduler::state {
     return status;
   }
 
-  // Fallback when acs's own bookkeeping failed: the kernel runs on the
-  // application's stream, which keeps its order; later kernels fork after it.
-  backend_status launch_in_place(const virtual_stream& s, vstream_state& vs, const void* kernel) {
-    vs.fork_dirty = true;
-    bump_epoch(s.kind);
+  // The kernel runs on the application's stream, which keeps its order: after
+  // the stream's pool work, and later kernels fork after it.
+  backend_status launch_in_place(const virtual_stream& s, const void* kernel) {
+    before_direct_work(s);
     const backend_status st = gpu.launch(kernel, s.handle);
+    after_direct_work(s);
     if (st != 0) ++stats.launch_errors;
     return st;
   }
@@ -369,18 +530,24 @@ backend_status scheduler::launch(const virtual_stream& stream, const access_set&
   return state_->launch(stream, access, kernel, group);
 }
 
-void scheduler::barrier(const virtual_stream& stream) {
+void scheduler::before_barrier(const virtual_stream& stream) {
   std::lock_guard lock(mutex_);
-  state& st = *state_;
-  ++st.stats.barriers;
-  st.bump_epoch(stream.kind);
-  const auto it = st.vstreams.find(stream.key);
-  if (it == st.vstreams.end()) return;  // first sight marks it dirty anyway
-  it->second.fork_dirty = true;
-  st.drop_stream_entries(stream.key, it->second);
+  state_->before_direct_work(stream);
 }
 
-std::uint64_t scheduler::sync_point() noexcept { return joins.load(std::memory_order_seq_cst); }
+void scheduler::barrier(const virtual_stream& stream) {
+  std::lock_guard lock(mutex_);
+  ++state_->stats.barriers;
+  state_->after_direct_work(stream);
+}
+
+std::uint64_t scheduler::join(const virtual_stream& stream) {
+  std::lock_guard lock(mutex_);
+  state_->join_own(state_->vstream(stream));
+  return sync_point();
+}
+
+std::uint64_t scheduler::sync_point() noexcept { return issue_stamps.load(std::memory_order_seq_cst); }
 
 void scheduler::synchronized(std::uintptr_t stream_key, std::uint64_t point) {
   std::lock_guard lock(mutex_);
@@ -392,7 +559,10 @@ void scheduler::synchronized(std::uintptr_t stream_key, std::uint64_t point) {
 void scheduler::device_synchronized(std::uint64_t point) {
   std::lock_guard lock(mutex_);
   state& st = *state_;
-  for (auto& [key, vs] : st.vstreams) st.drop_stream_entries(key, vs, point);
+  for (auto& [key, vs] : st.vstreams) {
+    st.drop_stream_entries(key, vs, point);
+    if (vs.unjoined_stamp <= point) vs.unjoined = 0;  // complete: nothing left to wait for
+  }
 }
 
 void scheduler::forget(std::uintptr_t stream_key) {

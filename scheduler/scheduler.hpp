@@ -4,16 +4,24 @@
 //
 // Virtual-stream note. The application's streams are virtual: a kernel launched
 // on S may run on a pool stream P. Three mechanisms keep S's contract:
-//  * eager join: after K is enqueued on P, an event eK is recorded on P and S
-//    waits on it at once. S therefore always contains all work issued to it,
-//    so syncs, queries, event records and barrier ops on S need no extra work;
+//  * lazy join: S is made to wait (cudaStreamWaitEvent) for its kernels on the
+//    pool only when something needs S to contain them: before any work is
+//    issued on S directly (before_barrier), before S is synchronised, queried or
+//    captured (join), before a fork is recorded on S. With
+//    scheduler_config::eager_join, S waits for each kernel right after its
+//    launch instead (DESIGN.md §1's eager join);
 //  * fork: work issued on S directly (any barrier: memcpy, event wait, host
 //    function, a kernel passed through...) is followed by an event recorded on
 //    S before the next redirected kernel; kernels with no dependency in the
 //    window wait on it;
 //  * legacy coupling: pool streams are non-blocking, so when both the legacy
 //    stream and blocking streams carry work, the switch from one to the other
-//    is treated as a barrier, which reproduces the implicit synchronisation.
+//    is treated as a barrier, which reproduces the implicit synchronisation;
+//    work on one side also waits for the other side's unjoined pool kernels.
+// A kernel's own event is recorded only when something needs it (a dependant
+// on another pool stream, a join, the window making room), and before
+// anything else is issued on its pool stream, so it is never late; when the
+// next kernel on that stream shadows it (scheduler.cpp, settle_tail), never.
 // Dependencies are tracked between kernels of the same virtual stream only:
 // across streams the application orders work itself, through events, which
 // reach us as barriers.
@@ -43,6 +51,7 @@ struct virtual_stream {
 struct scheduler_config {
   unsigned window = 32;   // kernels in flight per device, 1..max_window
   unsigned streams = 8;   // pool streams, 1..max_streams
+  bool eager_join = false;  // join each kernel into its stream at once (see above)
   static constexpr unsigned max_window = 1024;
   static constexpr unsigned max_streams = 64;
 };
@@ -57,6 +66,8 @@ struct scheduler_stats {
   std::uint64_t folds = 0;              // window entries folded into a summary while running
   std::uint64_t launch_errors = 0;
   std::uint64_t join_failures = 0;      // acs's own event calls failed: it now runs in place
+  std::uint64_t join_waits = 0;         // stream-wait-event calls that joined pool work into a stream
+  std::uint64_t shadowed = 0;           // kernels whose event was never needed (see settle_tail)
   std::uint64_t occupancy_sum = 0;      // window entries in flight, summed at each launch
 };
 
@@ -96,19 +107,26 @@ class scheduler {
   backend_status launch(const virtual_stream& stream, const access_set& access, const void* kernel,
                         std::uint64_t group = 0);
 
-  // Call after any operation was issued directly on `stream` (rule 2). The
-  // join needs no call: the eager join keeps the stream complete.
+  // Any operation issued directly on `stream` (rule 2) is bracketed by these.
+  // Before it, the stream joins its pool work (and what legacy coupling asks);
+  // after it, the next redirected kernel forks after the operation.
+  void before_barrier(const virtual_stream& stream);
   void barrier(const virtual_stream& stream);
 
-  // Host synchronisation. Take a sync point before forwarding the sync, and
-  // report it once the sync returned: only kernels joined into their stream
-  // before the point are known complete (another thread may launch while the
-  // sync waits). Points are process-wide, so they serve every device.
+  // Before `stream` is synchronised, queried or begins a capture: it joins its
+  // own pool work. Returns the sync point for `synchronized`.
+  std::uint64_t join(const virtual_stream& stream);
+
+  // Host synchronisation. A stream sync takes its point from `join`, a device
+  // sync from `sync_point`, both before forwarding the sync, and reports it
+  // once the sync returned: only kernels issued before the point are known
+  // complete (another thread may launch while the sync waits). Points are
+  // process-wide, so they serve every device.
   static std::uint64_t sync_point() noexcept;
   void synchronized(std::uintptr_t stream_key, std::uint64_t point);
   void device_synchronized(std::uint64_t point);
 
-  // The application destroyed the stream: forget it (its work stays joined).
+  // The application destroyed the stream: forget it (its pool work still runs).
   void forget(std::uintptr_t stream_key);
 
   // Not owned; nullptr removes it. Costs nothing when unset.

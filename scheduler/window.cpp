@@ -41,7 +41,7 @@ void window::dependencies(std::uintptr_t vstream, const access_set& access, std:
 
 slot_id window::insert(std::uintptr_t vstream, std::uint64_t group, const access_set& access,
                        unsigned stream, std::uint64_t seq, event_handle event, std::uint64_t launch_id,
-                       std::uint64_t joined) {
+                       std::uint64_t stamp) {
   const slot_id s = free_.back();
   free_.pop_back();
   window_entry& e = entries_[s];
@@ -51,7 +51,8 @@ slot_id window::insert(std::uintptr_t vstream, std::uint64_t group, const access
   e.seq = seq;
   e.event = event;
   e.launch_id = launch_id;
-  e.joined = joined;
+  e.stamp = stamp;
+  e.recorded = false;
   e.reads.assign(access.reads.begin(), access.reads.end());  // keeps capacity: no allocation in steady state
   e.writes.assign(access.writes.begin(), access.writes.end());
   for (const byte_range& r : e.reads) read_index_.add(s, r);

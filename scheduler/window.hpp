@@ -18,9 +18,10 @@ struct window_entry {
   std::uint64_t group = 0;      // non-zero: an annotation scope, always ordered within
   unsigned stream = 0;          // pool stream index
   std::uint64_t seq = 0;        // its sequence number on that pool stream
-  event_handle event = 0;       // recorded after it on the pool stream
+  event_handle event = 0;       // recorded after it on the pool stream, when first needed
   std::uint64_t launch_id = 0;  // for observers
-  std::uint64_t joined = 0;     // the sync point after which its stream contained it
+  std::uint64_t stamp = 0;      // process-wide issue order (scheduler::sync_point)
+  bool recorded = false;        // its event was recorded (else it is its pool stream's tail)
   std::vector<byte_range> reads;
   std::vector<byte_range> writes;
 };
@@ -42,7 +43,7 @@ class window {
   // Adds an entry; the window must not be full.
   slot_id insert(std::uintptr_t vstream, std::uint64_t group, const access_set& access,
                  unsigned stream, std::uint64_t seq, event_handle event, std::uint64_t launch_id = 0,
-                 std::uint64_t joined = 0);
+                 std::uint64_t stamp = 0);
 
   window_entry& operator[](slot_id s) noexcept { return entries_[s]; }
   const window_entry& operator[](slot_id s) const noexcept { return entries_[s]; }

@@ -110,6 +110,17 @@ class parser {
     return fallback;
   }
 
+  // ACS_JOIN: lazy (default) or eager.
+  bool eager(const char* name) {
+    const auto v = raw(name);
+    if (!v) return false;
+    const std::string s = lower(trim(*v));
+    if (s == "lazy") return false;
+    if (s == "eager") return true;
+    reject(name, *v, "lazy", "is not one of lazy, eager");
+    return false;
+  }
+
   std::string text(const char* name) const {
     const auto v = raw(name);
     return v ? std::string(*v) : std::string();
@@ -162,6 +173,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.log = p.level("ACS_LOG_LEVEL", log_level::warn);
   c.stats = p.boolean("ACS_STATS", false);
   c.infer = p.inference("ACS_INFER", infer_mode::alloc);
+  c.eager_join = p.eager("ACS_JOIN");
   c.check = p.boolean("ACS_CHECK", false);
   c.trace = p.text("ACS_TRACE");
   c.launch_blocking = p.cuda_flag("CUDA_LAUNCH_BLOCKING");

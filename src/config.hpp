@@ -10,6 +10,8 @@
 //   ACS_LOG_LEVEL    trace|debug|info|warn|error|critical|off,      default warn
 //   ACS_STATS        1: print a summary at exit            boolean, default 0
 //   ACS_INFER        alloc|const|off: infer footprints from arguments, default alloc
+//   ACS_JOIN         lazy|eager: when an application stream waits for its redirected
+//                    kernels (scheduler.hpp), default lazy
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_TRACE        path of a trace file                  string,  default none
 //   CUDA_LAUNCH_BLOCKING  (CUDA's own) non-zero: acs passes everything through
@@ -48,6 +50,7 @@ struct config {
   log_level log = log_level::warn;
   bool stats = false;
   infer_mode infer = infer_mode::alloc;
+  bool eager_join = false;
   bool check = false;
   std::string trace;  // empty: no trace
 

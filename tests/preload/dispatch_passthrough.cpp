@@ -8,8 +8,10 @@ int dispatch_launch(const launch_request& request, launch_closure issue) noexcep
   return issue(request.stream);
 }
 void launched_directly(CUstream, default_stream, pass_reason) noexcept {}
+void stream_work_begins(CUstream, default_stream) noexcept {}
 void stream_barrier(CUstream, default_stream) noexcept {}
-std::uint64_t sync_begin() noexcept { return 0; }
+std::uint64_t stream_sync_begins(CUstream, default_stream) noexcept { return 0; }
+std::uint64_t device_sync_begins() noexcept { return 0; }
 void stream_synchronized(CUstream, default_stream, std::uint64_t) noexcept {}
 void device_synchronized(std::uint64_t) noexcept {}
 void stream_destroyed(CUstream) noexcept {}

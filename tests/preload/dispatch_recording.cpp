@@ -19,6 +19,21 @@ std::vector<recorded_event>& events() {
 CUstream redirect_to = nullptr;
 bool is_active = true;
 
+// The stream of this thread's last stream_work_begins / stream_sync_begins not yet followed by
+// its closing call.
+struct opened {
+  bool open = false;
+  CUstream stream = nullptr;
+  acs::default_stream zero = acs::default_stream::legacy;
+};
+thread_local opened work_opened, sync_opened;
+
+int close(opened& o, CUstream stream, acs::default_stream zero) {
+  const bool matches = o.open && o.stream == stream && o.zero == zero;
+  o.open = false;
+  return matches ? 1 : 0;
+}
+
 void record(recorded_event e) {
   e.nesting = acs::hooks::hook_depth;
   std::lock_guard lock(mutex);
@@ -54,13 +69,25 @@ int dispatch_launch(const launch_request& request, launch_closure issue) noexcep
 void launched_directly(CUstream stream, default_stream zero, pass_reason why) noexcept {
   recorded_event e = event(recorded::launched_directly, stream, zero);
   e.detail = static_cast<int>(why);
+  e.bracketed = close(work_opened, stream, zero);
   record(e);
 }
 
-void stream_barrier(CUstream stream, default_stream zero) noexcept { record(event(recorded::barrier, stream, zero)); }
-std::uint64_t sync_begin() noexcept { return 0; }
+void stream_work_begins(CUstream stream, default_stream zero) noexcept { work_opened = {true, stream, zero}; }
+void stream_barrier(CUstream stream, default_stream zero) noexcept {
+  recorded_event e = event(recorded::barrier, stream, zero);
+  e.bracketed = close(work_opened, stream, zero);
+  record(e);
+}
+std::uint64_t stream_sync_begins(CUstream stream, default_stream zero) noexcept {
+  sync_opened = {true, stream, zero};
+  return 0;
+}
+std::uint64_t device_sync_begins() noexcept { return 0; }
 void stream_synchronized(CUstream stream, default_stream zero, std::uint64_t) noexcept {
-  record(event(recorded::synchronized, stream, zero));
+  recorded_event e = event(recorded::synchronized, stream, zero);
+  e.bracketed = close(sync_opened, stream, zero);
+  record(e);
 }
 void device_synchronized(std::uint64_t) noexcept { record(event(recorded::device_synchronized)); }
 void stream_destroyed(CUstream stream) noexcept { record(event(recorded::stream_destroyed, stream)); }

@@ -29,6 +29,8 @@ struct recorded_event {
   std::uint64_t bytes;     // allocated
   int detail;              // pass_reason, capture mode
   int nesting;             // hook depth seen inside the call (1: the outermost hook)
+  int bracketed;           // barrier, launched_directly, synchronized: the matching
+                           // stream_work_begins / stream_sync_begins came first, same stream
 };
 
 extern "C" {

@@ -58,6 +58,16 @@ class Interposition : public ::testing::Test {
     fake_reset_();
   }
   void TearDown() override {
+    // Work issued directly on a stream is bracketed: the stream joins its redirected kernels
+    // before the call (stream_work_begins / stream_sync_begins), whatever hook reported it.
+    if (count_ != nullptr) {
+      for (const recorded_event& e : events()) {
+        if (e.what == recorded::barrier || e.what == recorded::launched_directly || e.what == recorded::synchronized) {
+          EXPECT_EQ(e.bracketed, 1) << "event " << static_cast<int>(e.what) << " on stream " << e.stream
+                                    << " was not preceded by its *_begins call";
+        }
+      }
+    }
     if (cuda_ != nullptr) dlclose(cuda_);
   }
 

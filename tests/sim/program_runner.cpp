@@ -53,8 +53,8 @@ class runner {
                               std::to_string(status));
   }
 
-  void barrier(const virtual_stream& s) {
-    if (acs_) acs_->barrier(s);
+  void before_barrier(const virtual_stream& s) {
+    if (acs_) acs_->before_barrier(s);
   }
 
   void play(const program_step& s) {
@@ -75,20 +75,23 @@ class runner {
         return;
       }
       case step_kind::library_call:
+        before_barrier(vs);  // anything issued on the stream directly is bracketed
         check(sim_.library_call(vs.handle, p_.kernels[s.kernel]), "library_call");
         break;
       case step_kind::host_function:
+        before_barrier(vs);
         check(sim_.host_function(vs.handle, p_.kernels[s.kernel]), "host_function");
         break;
-      case step_kind::copy: check(sim_.copy(vs.handle, s.dst, s.src, s.count, s.duration), "copy"); break;
+      case step_kind::copy: before_barrier(vs); check(sim_.copy(vs.handle, s.dst, s.src, s.count, s.duration), "copy"); break;
       case step_kind::fill:
+        before_barrier(vs);
         check(sim_.fill(vs.handle, s.dst, s.count, s.fill_value, s.duration), "fill");
         break;
-      case step_kind::marker: check(sim_.marker(vs.handle), "marker"); break;
-      case step_kind::record: check(sim_.record_event(events_[s.event], vs.handle), "record_event"); break;
-      case step_kind::wait: check(sim_.wait_event(vs.handle, events_[s.event]), "wait_event"); break;
+      case step_kind::marker: before_barrier(vs); check(sim_.marker(vs.handle), "marker"); break;
+      case step_kind::record: before_barrier(vs); check(sim_.record_event(events_[s.event], vs.handle), "record_event"); break;
+      case step_kind::wait: before_barrier(vs); check(sim_.wait_event(vs.handle, events_[s.event]), "wait_event"); break;
       case step_kind::sync_stream: {
-        const std::uint64_t point = scheduler::sync_point();
+        const std::uint64_t point = acs_ ? acs_->join(vs) : 0;
         check(sim_.synchronize(vs.handle), "synchronize");
         if (acs_) acs_->synchronized(vs.key, point);
         return;
@@ -101,13 +104,13 @@ class runner {
         return;
       }
       case step_kind::query_stream: {
-        const std::uint64_t point = scheduler::sync_point();
+        const std::uint64_t point = acs_ ? acs_->join(vs) : 0;
         if (sim_.query_stream(vs.handle) && acs_) acs_->synchronized(vs.key, point);
         return;
       }
       case step_kind::host_read: out_.host_reads.push_back(sim_.host_read(s.dst)); return;
     }
-    barrier(vs);  // everything issued on the stream directly
+    if (acs_) acs_->barrier(vs);
   }
 
   const program& p_;

@@ -46,6 +46,7 @@ class generator {
     const unsigned w = pick(0, 9);
     p_.config.window = w < 4 ? pick(1, 4) : w < 7 ? pick(5, 16) : pick(17, 64);
     p_.config.streams = chance(50) ? pick(1, 4) : pick(5, 32);
+    p_.config.eager_join = chance(20);
     p_.device.concurrency = pick(1, 16);
     const nanos costs[] = {300, 2000, 4800};
     p_.device.launch_cost = costs[pick(0, 2)];
@@ -365,7 +366,7 @@ program generate_program(std::uint64_t seed) { return generator(seed).run(); }
 
 std::string describe(const program& p) {
   std::ostringstream out;
-  out << "program seed " << p.seed << ": window " << p.config.window << ", pool streams " << p.config.streams
+  out << "program seed " << p.seed << ": window " << p.config.window << ", pool streams " << p.config.streams << (p.config.eager_join ? ", eager join" : ", lazy join")
       << ", concurrency " << p.device.concurrency << ", launch cost " << p.device.launch_cost << "ns, "
       << p.device.cells << " cells at 0x" << std::hex << p.layout.base << std::dec << " + " << p.layout.stride
       << " per cell (" << p.layout.width << " bytes); streams:";

@@ -41,35 +41,41 @@ backend_status scenario::launch(const virtual_stream& s, const kernel& k, const 
 }
 
 void scenario::copy(const virtual_stream& s, cell dst, cell src, std::uint32_t count, nanos duration) {
+  acs.before_barrier(s);
   EXPECT_EQ(sim.copy(s.handle, dst, src, count, duration), 0);
   program_.push_back({memory_effect::rule::copy, 0, cells(src, count), cells(dst, count)});
   acs.barrier(s);
 }
 
 void scenario::fill(const virtual_stream& s, cell first, std::uint32_t count, value v, nanos duration) {
+  acs.before_barrier(s);
   EXPECT_EQ(sim.fill(s.handle, first, count, v, duration), 0);
   program_.push_back({memory_effect::rule::fill, v, {}, cells(first, count)});
   acs.barrier(s);
 }
 
 void scenario::host_function(const virtual_stream& s, const kernel& k) {
+  acs.before_barrier(s);
   EXPECT_EQ(sim.host_function(s.handle, k), 0);
   program_.push_back(effect_of(k));
   acs.barrier(s);
 }
 
 void scenario::library_call(const virtual_stream& s, const kernel& k) {
+  acs.before_barrier(s);
   EXPECT_EQ(sim.library_call(s.handle, k), 0);
   program_.push_back(effect_of(k));
   acs.barrier(s);
 }
 
 void scenario::marker(const virtual_stream& s) {
+  acs.before_barrier(s);
   EXPECT_EQ(sim.marker(s.handle), 0);
   acs.barrier(s);
 }
 
 event_handle scenario::record(const virtual_stream& s) {
+  acs.before_barrier(s);
   event_handle e = 0;
   EXPECT_EQ(sim.create_event(&e), 0);
   EXPECT_EQ(sim.record_event(e, s.handle), 0);
@@ -78,12 +84,13 @@ event_handle scenario::record(const virtual_stream& s) {
 }
 
 void scenario::wait(const virtual_stream& s, event_handle e) {
+  acs.before_barrier(s);
   EXPECT_EQ(sim.wait_event(s.handle, e), 0);
   acs.barrier(s);
 }
 
 void scenario::sync_stream(const virtual_stream& s) {
-  const std::uint64_t point = scheduler::sync_point();
+  const std::uint64_t point = acs.join(s);
   EXPECT_EQ(sim.synchronize(s.handle), 0);
   acs.synchronized(s.key, point);
 }

@@ -27,9 +27,10 @@ TEST_P(rule3, stream_query_reports_idle_only_after_redirected_kernels) {
   const virtual_stream vs = s.stream(GetParam());
   const kernel& k = s.make_kernel(long_kernel, {}, {0});
   ASSERT_EQ(s.launch(vs, k), 0);
+  // A query joins the stream first (interpose: the query hooks), as a sync does.
   std::uint64_t point = 0;
   do {
-    point = scheduler::sync_point();
+    point = s.acs.join(vs);
   } while (!s.sim.query_stream(vs.handle));
   s.acs.synchronized(vs.key, point);
   EXPECT_GE(s.sim.now(), s.span(k).end);

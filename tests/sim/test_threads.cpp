@@ -45,20 +45,22 @@ class app_thread {
       } else if (r < 85) {
         const cell c = first_ + pick(0, region_size - 1);
         const value v = rng_();
+        acs_.before_barrier(stream_);  // the operation is bracketed, as the hooks do
         record(sim_.fill(stream_.handle, c, 1, v, pick(500, 20'000)), "fill");
-        expected_.apply({memory_effect::rule::fill, v, {}, {c}});
         acs_.barrier(stream_);
+        expected_.apply({memory_effect::rule::fill, v, {}, {c}});
       } else if (r < 90) {
+        acs_.before_barrier(stream_);
         record(sim_.marker(stream_.handle), "marker");
         acs_.barrier(stream_);
       } else if (r < 95) {
-        const std::uint64_t point = scheduler::sync_point();
+        const std::uint64_t point = acs_.join(stream_);
         record(sim_.synchronize(stream_.handle), "synchronize");
         acs_.synchronized(stream_.key, point);
         const cell c = first_ + pick(0, region_size - 1);
         if (sim_.host_read(c) != expected_[c]) errors_.push_back("host read of cell " + std::to_string(c));
       } else {
-        const std::uint64_t point = scheduler::sync_point();
+        const std::uint64_t point = acs_.join(stream_);
         if (sim_.query_stream(stream_.handle)) acs_.synchronized(stream_.key, point);
       }
     }

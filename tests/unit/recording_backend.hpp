@@ -18,6 +18,7 @@ class recording_backend final : public backend {
  public:
   std::vector<recorded_call> calls;
   std::vector<event_handle> complete;  // events that query as complete
+  bool all_complete = false;           // every event queries as complete
   backend_status fail_launch = 0;
   unsigned streams_created = 0;
   unsigned events_created = 0;
@@ -40,6 +41,7 @@ class recording_backend final : public backend {
   }
   event_state query_event(event_handle e) override {
     calls.push_back({"query", e, 0});
+    if (all_complete) return event_state::complete;
     for (event_handle c : complete)
       if (c == e) return event_state::complete;
     return event_state::pending;

@@ -31,6 +31,7 @@ std::string setting(const config& c, const std::string& variable) {
   if (variable == "ACS_CHECK") return c.check ? "1" : "0";
   if (variable == "ACS_LOG_LEVEL") return std::string(to_string(c.log));
   if (variable == "ACS_INFER") return c.infer == infer_mode::alloc ? "alloc" : "off";
+  if (variable == "ACS_JOIN") return c.eager_join ? "eager" : "lazy";
   ADD_FAILURE() << "no setting for " << variable;
   return {};
 }
@@ -47,6 +48,7 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_EQ(c.log, log_level::warn);
   EXPECT_FALSE(c.stats);
   EXPECT_EQ(c.infer, infer_mode::alloc);
+  EXPECT_FALSE(c.eager_join);
   EXPECT_FALSE(c.check);
   EXPECT_TRUE(c.trace.empty());
 }
@@ -59,6 +61,7 @@ TEST(config, valid_values_are_taken) {
                           {"ACS_LOG_LEVEL", "debug"},
                           {"ACS_STATS", "1"},
                           {"ACS_INFER", "off"},
+                          {"ACS_JOIN", "Eager"},
                           {"ACS_CHECK", "1"},
                           {"ACS_TRACE", "/tmp/acs.trace"}},
                          &issues);
@@ -70,6 +73,7 @@ TEST(config, valid_values_are_taken) {
   EXPECT_EQ(c.log, log_level::debug);
   EXPECT_TRUE(c.stats);
   EXPECT_EQ(c.infer, infer_mode::off);
+  EXPECT_TRUE(c.eager_join);
   EXPECT_TRUE(c.check);
   EXPECT_EQ(c.trace, "/tmp/acs.trace");
 }
@@ -163,7 +167,8 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_DISABLE", "yes please", "0"}, rejected{"ACS_STATS", "maybe", "0"},
                     rejected{"ACS_CHECK", "x", "0"}, rejected{"ACS_LOG_LEVEL", "loud", "warn"},
                     rejected{"ACS_LOG_LEVEL", "3", "warn"}, rejected{"ACS_INFER", "always", "alloc"},
-                    rejected{"ACS_INFER", "on", "alloc"}),
+                    rejected{"ACS_INFER", "on", "alloc"}, rejected{"ACS_JOIN", "early", "lazy"},
+                    rejected{"ACS_JOIN", "1", "lazy"}),
     case_name);
 
 INSTANTIATE_TEST_SUITE_P(

@@ -314,6 +314,8 @@ TEST_F(dispatch_test, launch_runs_on_a_pool_stream_and_the_application_stream_jo
   EXPECT_EQ(last_status, 0);
   EXPECT_NE(p, s);
   EXPECT_TRUE(is_pool(p));
+  EXPECT_FALSE(joins(from, p, s)) << "the join is lazy: not at the launch";
+  (void)stream_sync_begins(s, default_stream::legacy);  // cudaStreamSynchronize / cudaStreamQuery
   EXPECT_TRUE(joins(from, p, s));
   ASSERT_NE(runtime_of(ctx), nullptr);
   EXPECT_EQ(runtime_of(ctx)->sched.in_flight(), 1u);
@@ -345,11 +347,15 @@ TEST_F(dispatch_test, stream_zero_is_the_legacy_or_the_per_thread_stream) {
   std::size_t from = mark();
   CUstream p = launch(nullptr, f, make_allocation(), make_allocation(), default_stream::legacy);
   EXPECT_TRUE(is_pool(p));
+  stream_work_begins(nullptr, default_stream::legacy);  // e.g. cudaMemcpyAsync(..., 0)
   EXPECT_TRUE(joins(from, p, CU_STREAM_LEGACY));
+  stream_barrier(nullptr, default_stream::legacy);
   from = mark();
   p = launch(nullptr, f, make_allocation(), make_allocation(), default_stream::per_thread);
   EXPECT_TRUE(is_pool(p));
+  stream_work_begins(nullptr, default_stream::per_thread);
   EXPECT_TRUE(joins(from, p, CU_STREAM_PER_THREAD));
+  stream_barrier(nullptr, default_stream::per_thread);
 }
 
 TEST_F(dispatch_test, per_thread_stream_keys_differ_between_threads_and_from_handles) {
@@ -426,17 +432,28 @@ TEST_F(dispatch_test, capturing_stream_passes_through_untouched) {
   const CUcontext ctx = make_device();
   make_current(ctx);
   const CUstream s = make_stream(ctx);
+  // Unjoined work from before the capture: joined when it begins, not during it.
+  std::size_t from = mark();
+  const CUstream before = launch(s, make_kernel(), make_allocation(), make_allocation());
+  ASSERT_TRUE(is_pool(before));
+  (void)stream_sync_begins(s, default_stream::legacy);  // what the capture-begin hook does first
+  EXPECT_TRUE(joins(from, before, s));
+  capture_began(s, CU_STREAM_CAPTURE_MODE_RELAXED);
   {
     std::lock_guard lock(fake().mutex);
     fake().capturing.insert(s);
   }
-  const std::size_t from = mark();
+  from = mark();
   const CUstream p = launch(s, make_kernel(), make_allocation(), make_allocation());
   EXPECT_EQ(p, s);
+  stream_work_begins(s, default_stream::legacy);  // a barrier operation inside the capture
+  stream_barrier(s, default_stream::legacy);
+  (void)stream_sync_begins(s, default_stream::legacy);
   for (const call& c : calls_since(from)) {
     if (c.what == call::launch) continue;  // the application's own launch
     EXPECT_NE(c.stream, s) << "no acs call may touch a capturing stream";
   }
+  capture_ended(s);
   std::lock_guard lock(fake().mutex);
   fake().capturing.erase(s);
 }
@@ -596,7 +613,7 @@ TEST_F(dispatch_test, device_synchronize_clears_the_current_device_only) {
   launch(make_stream(d0), f, make_allocation(), make_allocation());
   ASSERT_EQ(runtime_of(d0)->sched.in_flight(), 1u);
   ASSERT_EQ(runtime_of(d1)->sched.in_flight(), 1u);
-  device_synchronized(sync_begin());
+  device_synchronized(device_sync_begins());
   EXPECT_EQ(runtime_of(d0)->sched.in_flight(), 0u);
   EXPECT_EQ(runtime_of(d1)->sched.in_flight(), 1u);
 }
@@ -609,7 +626,7 @@ TEST_F(dispatch_test, stream_synchronize_clears_that_stream_only) {
   launch(s1, f, make_allocation(), make_allocation());
   launch(s2, f, make_allocation(), make_allocation());
   ASSERT_EQ(runtime_of(ctx)->sched.in_flight(), 2u);
-  stream_synchronized(s1, default_stream::legacy, sync_begin());
+  stream_synchronized(s1, default_stream::legacy, stream_sync_begins(s1, default_stream::legacy));
   EXPECT_EQ(runtime_of(ctx)->sched.in_flight(), 1u);
 }
 
@@ -670,11 +687,13 @@ TEST(runtime_without_driver, launches_pass_straight_through) {
   ASSERT_EQ(l.issued.size(), 2u);
   EXPECT_EQ(l.issued[1], nullptr);
   // The rest of the contract is harmless without a driver.
+  stream_work_begins(s, default_stream::legacy);
   stream_barrier(s, default_stream::legacy);
-  legacy_barrier();
+  stream_work_begins(CU_STREAM_LEGACY, default_stream::legacy);
+  stream_barrier(CU_STREAM_LEGACY, default_stream::legacy);
   launched_directly(s, default_stream::per_thread, pass_reason::cooperative);
-  stream_synchronized(s, default_stream::legacy, sync_begin());
-  device_synchronized(sync_begin());
+  stream_synchronized(s, default_stream::legacy, stream_sync_begins(s, default_stream::legacy));
+  device_synchronized(device_sync_begins());
   stream_destroyed(s);
   EXPECT_EQ(driver::real(), nullptr);
   driver::use_for_testing(&fake_table());

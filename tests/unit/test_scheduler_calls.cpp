@@ -42,8 +42,23 @@ TEST(scheduler_calls, first_launch_forks_from_the_application_stream) {
   recording_backend gpu;
   scheduler s(gpu, {32, 4});
   ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  // record fork on app, pool waits on fork, launch on pool; nothing more (the join is lazy).
+  ASSERT_EQ(gpu.calls.size(), 3u);
+  EXPECT_EQ(gpu.calls[0].what, "record");
+  EXPECT_EQ(gpu.calls[0].b, app);
+  EXPECT_EQ(gpu.calls[1].what, "wait");
+  EXPECT_EQ(gpu.calls[1].b, gpu.calls[0].a);
+  EXPECT_EQ(gpu.calls[2].what, "launch");
+  EXPECT_EQ(gpu.calls[2].b, gpu.calls[1].a);
+  EXPECT_NE(gpu.calls[2].b, app);
+}
+
+TEST(scheduler_calls, eager_join_waits_for_each_kernel_at_once) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4, true});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
   // record fork on app, pool waits on fork, launch on pool, record done on pool, app waits done.
-  ASSERT_GE(gpu.calls.size(), 5u);
+  ASSERT_EQ(gpu.calls.size(), 5u);
   EXPECT_EQ(gpu.calls[0].what, "record");
   EXPECT_EQ(gpu.calls[0].b, app);
   EXPECT_EQ(gpu.calls[1].what, "wait");
@@ -56,6 +71,89 @@ TEST(scheduler_calls, first_launch_forks_from_the_application_stream) {
   EXPECT_EQ(gpu.calls[4].what, "wait");
   EXPECT_EQ(gpu.calls[4].a, app);  // eager join
   EXPECT_EQ(gpu.calls[4].b, gpu.calls[3].a);
+  s.before_barrier(vs);
+  EXPECT_EQ(gpu.calls.size(), 5u) << "nothing left to join";
+}
+
+// Before work is issued on the stream directly, the stream waits for its kernel:
+// the kernel's event is recorded then (it is its pool stream's tail: exact).
+TEST(scheduler_calls, work_on_the_stream_joins_its_kernels_first) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  const stream_handle pool = gpu.launch_stream(0);
+  const std::size_t before = gpu.calls.size();
+  s.before_barrier(vs);
+  ASSERT_EQ(gpu.calls.size(), before + 2);
+  EXPECT_EQ(gpu.calls[before].what, "record");
+  EXPECT_EQ(gpu.calls[before].b, pool);
+  EXPECT_EQ(gpu.calls[before + 1].what, "wait");
+  EXPECT_EQ(gpu.calls[before + 1].a, app);
+  EXPECT_EQ(gpu.calls[before + 1].b, gpu.calls[before].a);
+  EXPECT_EQ(s.stats().join_waits, 1u);
+  s.barrier(vs);
+  s.before_barrier(vs);  // joined already: nothing to do
+  EXPECT_EQ(gpu.calls.size(), before + 2);
+}
+
+TEST(scheduler_calls, a_sync_joins_the_stream_once) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  ASSERT_EQ(s.launch(vs, rw(100, 10), kernel(1)), 0);  // independent: another pool stream
+  ASSERT_NE(gpu.launch_stream(0), gpu.launch_stream(1));
+  const std::size_t waits = gpu.count("wait");
+  const std::uint64_t point = s.join(vs);
+  EXPECT_EQ(gpu.count("wait"), waits + 2);  // one per pool stream holding its kernels
+  (void)s.join(vs);
+  EXPECT_EQ(gpu.count("wait"), waits + 2);
+  s.synchronized(vs.key, point);
+  EXPECT_EQ(s.in_flight(), 0u);
+}
+
+TEST(scheduler_calls, a_device_sync_leaves_nothing_to_join) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  s.device_synchronized(s.sync_point());
+  const std::size_t calls = gpu.calls.size();
+  (void)s.join(vs);
+  EXPECT_EQ(gpu.calls.size(), calls);
+}
+
+// Each link of a chain covers what the previous one touched: nothing ever needs
+// the previous link's event, and the window keeps one entry.
+TEST(scheduler_calls, a_chain_records_no_event_per_kernel) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(i)), 0);
+  EXPECT_EQ(gpu.count("record"), 1u);  // the fork
+  EXPECT_EQ(gpu.count("wait"), 1u);    // on the fork
+  EXPECT_EQ(gpu.count("query"), 0u);
+  EXPECT_EQ(s.stats().shadowed, 19u);
+  EXPECT_EQ(s.in_flight(), 1u);
+  // The last link's event appears when the stream needs it.
+  (void)s.join(vs);
+  EXPECT_EQ(gpu.count("record"), 2u);
+}
+
+// A later link that reads less than its predecessor does not shadow it: the
+// predecessor's event is recorded before the link is issued behind it.
+TEST(scheduler_calls, a_narrower_successor_records_the_predecessor_first) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  ASSERT_EQ(s.launch(vs, rw(0, 5), kernel(1)), 0);  // writes part of it: behind it, same stream
+  ASSERT_EQ(gpu.launch_stream(1), gpu.launch_stream(0));
+  const stream_handle pool = gpu.launch_stream(0);
+  std::size_t record_at = 0, second_launch_at = 0, launches = 0;
+  for (std::size_t i = 0; i < gpu.calls.size(); ++i) {
+    if (gpu.calls[i].what == "record" && gpu.calls[i].b == pool) record_at = i;
+    if (gpu.calls[i].what == "launch" && ++launches == 2) second_launch_at = i;
+  }
+  EXPECT_NE(record_at, 0u);
+  EXPECT_LT(record_at, second_launch_at);
+  EXPECT_EQ(s.stats().shadowed, 0u);
 }
 
 TEST(scheduler_calls, independent_kernels_spread_over_the_pool) {
@@ -158,18 +256,30 @@ TEST(scheduler_calls, legacy_work_after_blocking_work_forks_again) {
   const virtual_stream legacy{1, 1, stream_kind::legacy};
   const virtual_stream free_stream{20, 20, stream_kind::non_blocking};
   ASSERT_EQ(s.launch(legacy, rw(0, 10), kernel(0)), 0);
-  const std::size_t before = gpu.count("record");
-  ASSERT_EQ(s.launch(free_stream, rw(100, 10), kernel(1)), 0);  // forks itself once, no coupling
+  auto legacy_forks = [&] {
+    std::size_t n = 0;
+    for (const recorded_call& c : gpu.calls) n += c.what == "record" && c.b == legacy.handle;
+    return n;
+  };
+  ASSERT_EQ(legacy_forks(), 1u);
+  ASSERT_EQ(s.launch(free_stream, rw(100, 10), kernel(1)), 0);  // non-blocking: no coupling
   ASSERT_EQ(s.launch(legacy, rw(200, 10), kernel(2)), 0);
-  EXPECT_EQ(gpu.count("record"), before + 2 /* fork of free_stream + its kernel */ + 1 /* kernel */);
-  ASSERT_EQ(s.launch(blocking, rw(300, 10), kernel(3)), 0);     // first sight: fork
-  const std::size_t after_blocking = gpu.count("record");
+  EXPECT_EQ(legacy_forks(), 1u);
+  ASSERT_EQ(s.launch(blocking, rw(300, 10), kernel(3)), 0);
+  const stream_handle blocking_pool = gpu.launch_stream(3);
+  const std::size_t from = gpu.calls.size();
   ASSERT_EQ(s.launch(legacy, rw(400, 10), kernel(4)), 0);       // must fork again on legacy
-  bool legacy_fork = false;
-  for (std::size_t i = 0; i < gpu.calls.size(); ++i)
-    if (gpu.calls[i].what == "record" && gpu.calls[i].b == legacy.handle) legacy_fork = true;
-  EXPECT_TRUE(legacy_fork);
-  EXPECT_EQ(gpu.count("record"), after_blocking + 2);
+  EXPECT_EQ(legacy_forks(), 2u);
+  // ... after waiting for the blocking stream's kernel, as the legacy stream would.
+  event_handle blocking_done = 0;
+  bool waited_before_fork = false;
+  for (std::size_t i = from; i < gpu.calls.size(); ++i) {
+    const recorded_call& c = gpu.calls[i];
+    if (c.what == "record" && c.b == blocking_pool) blocking_done = c.a;
+    if (c.what == "wait" && c.a == legacy.handle && c.b == blocking_done && blocking_done != 0) waited_before_fork = true;
+    if (c.what == "record" && c.b == legacy.handle) break;
+  }
+  EXPECT_TRUE(waited_before_fork);
 }
 
 TEST(scheduler_calls, scope_groups_stay_in_order_even_when_read_only) {
@@ -187,12 +297,9 @@ TEST(scheduler_calls, a_full_window_retires_the_oldest_once_it_is_complete) {
   scheduler s(gpu, {2, 4});
   ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
   ASSERT_EQ(s.launch(vs, rw(100, 10), kernel(1)), 0);
-  // The event recorded after kernel 0 is the second record (the first is the fork).
-  std::vector<event_handle> records;
-  for (const recorded_call& c : gpu.calls)
-    if (c.what == "record") records.push_back(c.a);
-  ASSERT_EQ(records.size(), 3u);
-  gpu.complete.push_back(records[1]);
+  // Events are created in the order they are needed: the fork's, then each kernel's.
+  const event_handle kernel0_done = 5002;
+  gpu.complete.push_back(kernel0_done);
   ASSERT_EQ(s.launch(vs, rw(200, 10), kernel(2)), 0);
   EXPECT_EQ(s.stats().folds, 0u);
   EXPECT_EQ(s.in_flight(), 2u);
@@ -202,19 +309,22 @@ TEST(scheduler_calls, a_full_window_retires_the_oldest_once_it_is_complete) {
   EXPECT_EQ(s.stats().dependency_waits, waits);
 }
 
+// A chain whose links also read something of their own (no link shadows the
+// previous one): every link on one pool stream, each recorded behind its kernel.
+access_set link(int i) {
+  access_set a = rw(0, 10);
+  a.read(1000 * static_cast<address>(i + 1), 10);
+  return a;
+}
+
 TEST(scheduler_calls, a_complete_stream_retires_all_its_entries_with_two_queries) {
   recording_backend gpu;
   scheduler s(gpu, {8, 4});
-  // A chain: every link on one pool stream, each recorded after its kernel.
-  for (int i = 0; i < 8; ++i) ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(i)), 0);
+  for (int i = 0; i < 8; ++i) ASSERT_EQ(s.launch(vs, link(i), kernel(i)), 0);
   EXPECT_EQ(s.in_flight(), 8u);
-  std::vector<event_handle> done;  // the join events, in launch order (the first record is the fork)
-  for (const recorded_call& c : gpu.calls)
-    if (c.what == "record" && c.b != app) done.push_back(c.a);
-  ASSERT_EQ(done.size(), 8u);
-  gpu.complete = done;  // the GPU has caught up
+  gpu.all_complete = true;  // the GPU has caught up
   const std::size_t queries = gpu.count("query");
-  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(8)), 0);
+  ASSERT_EQ(s.launch(vs, link(8), kernel(8)), 0);
   EXPECT_EQ(gpu.count("query"), queries + 2);  // the oldest, then the newest
   EXPECT_EQ(s.in_flight(), 1u);                // all eight retired, the new one entered
   EXPECT_EQ(s.stats().folds, 0u);
@@ -223,13 +333,13 @@ TEST(scheduler_calls, a_complete_stream_retires_all_its_entries_with_two_queries
 TEST(scheduler_calls, a_running_newest_entry_keeps_the_rest_of_its_stream) {
   recording_backend gpu;
   scheduler s(gpu, {4, 4});
-  for (int i = 0; i < 4; ++i) ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(i)), 0);
-  std::vector<event_handle> done;
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(s.launch(vs, link(i), kernel(i)), 0);
+  std::vector<event_handle> done;  // recorded before the next link: kernels 0..2
   for (const recorded_call& c : gpu.calls)
     if (c.what == "record" && c.b != app) done.push_back(c.a);
-  ASSERT_EQ(done.size(), 4u);
+  ASSERT_EQ(done.size(), 3u);
   gpu.complete = {done[0]};  // only the oldest finished
-  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(4)), 0);
+  ASSERT_EQ(s.launch(vs, link(4), kernel(4)), 0);
   EXPECT_EQ(s.in_flight(), 4u);  // one retired, three still running, one new
 }
 
