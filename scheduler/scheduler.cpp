@@ -314,15 +314,18 @@ struct scheduler::state {
   // Before anything more is issued on pool stream `p`: its last kernel gets
   // its event now, unless the new kernel shadows it (same stream and scope-free,
   // and every later kernel that would depend on it depends on the new one,
-  // which runs after it here): then no event is ever needed for it.
-  backend_status settle_tail(unsigned p, const virtual_stream& s, const access_set& access, std::uint64_t group) {
+  // which runs after it here): then no event is ever needed for it, and it
+  // leaves the window once the new kernel is launched (`shadowed`). Should
+  // that launch fail, it stays the unrecorded tail; waits issued meanwhile on
+  // `p` can then only make its event later than needed, never earlier.
+  backend_status settle_tail(unsigned p, const virtual_stream& s, const access_set& access, std::uint64_t group,
+                             slot_id& shadowed) {
+    shadowed = no_slot;
     const slot_id t = unrecorded_tail[p];
     if (t == no_slot) return 0;
     const window_entry& e = win[t];
     if (group == 0 && e.group == 0 && e.vstream == s.key && shadows(e.reads, e.writes, access)) {
-      drop_entry(t);
-      win.remove(t);
-      ++stats.shadowed;
+      shadowed = t;
       return 0;
     }
     return record_entry(t);
@@ -458,7 +461,8 @@ struct scheduler::state {
       for (slot_id d : dep_slots) waited_ids.push_back(win[d].launch_id);
     }
     const unsigned p = choose_stream();
-    if (settle_tail(p, s, access, group) != 0 || wait_dependencies(p, vs) != 0) {
+    slot_id shadowed = no_slot;
+    if (settle_tail(p, s, access, group, shadowed) != 0 || wait_dependencies(p, vs) != 0) {
       events.release(done);
       fail();
       return launch_in_place(s, kernel);
@@ -472,6 +476,11 @@ struct scheduler::state {
       events.release(done);
       ++stats.launch_errors;
       return status;
+    }
+    if (shadowed != no_slot) {
+      drop_entry(shadowed);
+      win.remove(shadowed);
+      ++stats.shadowed;
     }
     pool.mark_chosen(p);
     pool_stream& ps = pool[p];

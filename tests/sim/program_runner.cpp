@@ -11,6 +11,7 @@ namespace {
 using step_kind = program_step::kind;
 
 constexpr backend_status own_call_error = 2;  // cudaErrorMemoryAllocation
+constexpr backend_status rejected_launch = 9;  // cudaErrorInvalidConfiguration
 
 memory_effect effect_of(const kernel& k) { return {memory_effect::rule::hash, k.id, k.reads, k.writes}; }
 
@@ -62,6 +63,13 @@ class runner {
     switch (s.what) {
       case step_kind::launch: {
         const kernel& k = p_.kernels[s.kernel];
+        if (s.rejected) {
+          sim_.fail_calls(api_call::launch, 1, rejected_launch);
+          const backend_status st = acs_ ? acs_->launch(vs, s.declared, &k, s.group) : sim_.launch(&k, vs.handle);
+          sim_.fail_calls(api_call::launch, 0, 0);
+          if (st != rejected_launch) check(st == 0 ? own_call_error : st, "rejected launch (not its own error)");
+          return;
+        }
         if (acs_) {
           if (s.failure)
             sim_.fail_calls(s.failure->which, s.failure->count, own_call_error, s.failure->after);
@@ -135,6 +143,8 @@ serial_outcome run_serial(const program& p) {
   for (const program_step& s : p.steps) {
     switch (s.what) {
       case step_kind::launch:
+        if (!s.rejected) memory.apply(effect_of(p.kernels[s.kernel]));
+        break;
       case step_kind::library_call:
       case step_kind::host_function: memory.apply(effect_of(p.kernels[s.kernel])); break;
       case step_kind::copy:

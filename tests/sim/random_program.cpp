@@ -58,6 +58,7 @@ class generator {
     launch_share_ = shares[pick(0, 2)];
     locality_ = chance(50);
     failure_share_ = chance(10) ? 20 : 0;
+    rejected_share_ = chance(10) ? 15 : 0;
     model_.emplace(p_.streams, p_.events, main_cells_);
   }
 
@@ -217,6 +218,14 @@ class generator {
           .declared = std::move(declared),
           .group = group,
           .failure = failure});
+    // Now and then the application launches something the driver rejects (too
+    // many threads...): acs must act as if it was never there, whatever its footprint.
+    if (chance(rejected_share_)) {
+      const std::vector<cell> r = random_cells(v), w = random_cells(v);
+      access_set any = chance(30) ? access_set::everything() : declare(r, w);
+      const std::size_t bad = add_kernel(kernel_duration(), r, w);
+      emit({.what = step_kind::launch, .stream = v, .kernel = bad, .declared = std::move(any), .rejected = true});
+    }
   }
 
   // An annotation scope: its kernels pass temporaries through scratch cells
@@ -325,6 +334,7 @@ class generator {
   std::uint64_t groups_ = 0;
   unsigned launch_share_ = 0;   // percent of steps that launch through acs
   unsigned failure_share_ = 0;  // percent of launches during which an own call of acs fails
+  unsigned rejected_share_ = 0;  // percent of launches followed by one the driver rejects
   bool locality_ = false;       // each stream works mostly on its own part of memory
 };
 
@@ -390,6 +400,7 @@ std::string describe(const program& p) {
           if (s.failure)
             out << "; " << name(s.failure->which) << " fails " << s.failure->count << "x after "
                 << s.failure->after << " calls";
+          if (s.rejected) out << "; rejected by the driver";
         }
         break;
       }

@@ -137,6 +137,23 @@ TEST(scheduler_calls, a_chain_records_no_event_per_kernel) {
   EXPECT_EQ(gpu.count("record"), 2u);
 }
 
+// A launch the driver rejects runs nothing: the link it would have shadowed stays.
+TEST(scheduler_calls, a_rejected_launch_shadows_nothing) {
+  recording_backend gpu;
+  scheduler s(gpu, {32, 4});
+  ASSERT_EQ(s.launch(vs, rw(0, 10), kernel(0)), 0);
+  gpu.fail_launch = 9;
+  EXPECT_EQ(s.launch(vs, access_set::everything(), kernel(1)), 9);
+  gpu.fail_launch = 0;
+  EXPECT_EQ(s.in_flight(), 1u);
+  EXPECT_EQ(s.stats().shadowed, 0u);
+  const std::size_t before = gpu.calls.size();
+  (void)s.join(vs);  // the first kernel is still joined: its event, then the wait
+  ASSERT_EQ(gpu.calls.size(), before + 2);
+  EXPECT_EQ(gpu.calls[before].what, "record");
+  EXPECT_EQ(gpu.calls[before].b, gpu.launch_stream(0));
+}
+
 // A later link that reads less than its predecessor does not shadow it: the
 // predecessor's event is recorded before the link is issued behind it.
 TEST(scheduler_calls, a_narrower_successor_records_the_predecessor_first) {
