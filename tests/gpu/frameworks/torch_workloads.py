@@ -36,7 +36,7 @@ def train():
         torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.BatchNorm2d(16), torch.nn.ReLU(),
         torch.nn.MaxPool2d(2),
         torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.ReLU(),
-        torch.nn.AdaptiveAvgPool2d(4), torch.nn.Flatten(),
+        torch.nn.AvgPool2d(4), torch.nn.Flatten(),  # 16x16 -> 4x4 (adaptive pooling has no deterministic backward)
         torch.nn.Linear(32 * 16, 64), torch.nn.GELU(), torch.nn.Linear(64, 10),
     ).to(dev)
     opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
