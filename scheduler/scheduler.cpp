@@ -352,45 +352,53 @@ struct scheduler::state {
 
   // Makes room in a full window. The oldest entry may still be running: it is
   // either seen complete, or folded into its stream's summary. Never lost.
-  // Folding a quarter of the window at a time keeps queries to one per
-  // quarter-window of launches while the GPU is behind.
+  // Its pool stream's second-newest kernel is asked first: older than the one
+  // most likely running there, it retires all but one of the stream's entries
+  // in one query while the GPU keeps up. Folding a quarter of the window at a
+  // time keeps queries to one per quarter-window of launches while it is behind.
   void make_room() {
     const slot_id o = win.oldest();
-    const window_entry& oldest = win[o];
-    pool_stream& ps = pool[oldest.stream];
-    if (ps.known_complete < oldest.seq) {
-      if (record_entry(o) != 0) return fail();
-      if (gpu.query_event(oldest.event) != event_state::pending)
-        ps.known_complete = oldest.seq;  // an error also means nothing more will run
+    const unsigned p = win[o].stream;
+    const std::uint64_t oldest_seq = win[o].seq;
+    pool_stream& ps = pool[p];
+    if (ps.known_complete < oldest_seq) {
+      const slot_id second = second_newest_on(p);
+      if (second != no_slot && second != o && !probe(second)) return fail();
+      if (ps.known_complete < oldest_seq && !probe(o)) return fail();
     }
-    if (ps.known_complete >= oldest.seq) {
-      retire_stream(oldest.stream);
+    if (ps.known_complete >= oldest_seq) {
+      const std::uint64_t done = ps.known_complete;
+      win.remove_if([&](slot_id s) {
+        if (win[s].stream != p || win[s].seq > done) return false;
+        drop_entry(s);
+        return true;
+      });
       return;
     }
     const unsigned batch = std::max(1u, win.capacity() / 4);
     for (unsigned i = 0; i < batch && !win.empty() && !broken; ++i) fold_oldest();
   }
 
-  // The oldest entry of pool stream `p` is complete. Its newest one may be too
-  // (the GPU keeps up): one more query then retires the whole stream's entries
-  // at once, instead of one query per launch.
-  void retire_stream(unsigned p) {
-    pool_stream& ps = pool[p];
-    slot_id newest = no_slot;
+  slot_id second_newest_on(unsigned p) const {
+    slot_id newest = no_slot, second = no_slot;
     win.for_each([&](slot_id s) {
-      const window_entry& e = win[s];
-      if (e.stream == p && (newest == no_slot || e.seq > win[newest].seq)) newest = s;
+      if (win[s].stream != p) return;
+      second = newest;  // the window keeps a pool stream's entries in issue order
+      newest = s;
     });
-    if (newest != no_slot && win[newest].seq > ps.known_complete) {
-      if (record_entry(newest) != 0) return fail();
-      if (gpu.query_event(win[newest].event) != event_state::pending) ps.known_complete = win[newest].seq;
-    }
-    const std::uint64_t done = ps.known_complete;
-    win.remove_if([&](slot_id s) {
-      if (win[s].stream != p || win[s].seq > done) return false;
-      drop_entry(s);
-      return true;
-    });
+    return second;
+  }
+
+  // Queries entry `s` (recording its event first if it is its stream's tail);
+  // false when recording failed.
+  bool probe(slot_id s) {
+    const window_entry& e = win[s];
+    pool_stream& ps = pool[e.stream];
+    if (ps.known_complete >= e.seq) return true;
+    if (record_entry(s) != 0) return false;
+    if (gpu.query_event(e.event) != event_state::pending)
+      ps.known_complete = e.seq;  // an error also means nothing more will run
+    return true;
   }
 
   void fold_oldest() {
