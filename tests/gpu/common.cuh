@@ -37,6 +37,8 @@ inline void check(cudaError_t e, const char* what, const char* file, int line) {
 
 // Exits with skip_code, visibly, when there is no usable device.
 inline void require_device() {
+  // Line-buffered even into a file: a run killed for hanging still shows how far it got.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {

@@ -51,6 +51,40 @@ rc_native=0 rc_acs=0 secs_native=0 secs_acs=0  # set by run()
 unset_acs=(-u LD_PRELOAD)
 while IFS= read -r v; do unset_acs+=(-u "$v"); done < <(compgen -e | grep '^ACS_' || true)
 
+# Runs COMMAND with stdout and stderr to OUT and ERR; past the deadline, appends what
+# each of its threads is blocked in to ERR (kernel stacks, and eu-stack's user stacks
+# where installed), then stops it: exit status 124, as timeout(1) gives.
+run_with_deadline() {  # run_with_deadline OUT ERR COMMAND...
+  local out=$1 err=$2
+  shift 2
+  "$@" >"$out" 2>"$err" &
+  local pid=$! ticks=0 t
+  while kill -0 "$pid" 2>/dev/null; do
+    if ((ticks >= per_run_timeout * 10)); then
+      {
+        echo "---- run_case.sh: still running after ${per_run_timeout}s; its threads:"
+        for t in /proc/"$pid"/task/*; do
+          echo "thread ${t##*/} ($(cat "$t/comm" 2>/dev/null)) in $(cat "$t/wchan" 2>/dev/null)"
+          cat "$t/stack" 2>/dev/null
+        done
+        if command -v eu-stack >/dev/null; then eu-stack -p "$pid" 2>&1 | head -n 300; fi
+      } >>"$err"
+      kill -TERM "$pid" 2>/dev/null
+      t=0
+      while kill -0 "$pid" 2>/dev/null && ((t < 100)); do
+        sleep 0.1
+        t=$((t + 1))
+      done
+      kill -KILL "$pid" 2>/dev/null
+      wait "$pid" 2>/dev/null
+      return 124
+    fi
+    sleep 0.1
+    ticks=$((ticks + 1))
+  done
+  wait "$pid"
+}
+
 run() {  # run TAG ENV... -- PROGRAM ARGS...: sets rc_TAG and secs_TAG
   local tag=$1; shift
   local envs=()
@@ -58,7 +92,7 @@ run() {  # run TAG ENV... -- PROGRAM ARGS...: sets rc_TAG and secs_TAG
   shift
   local t0 t1
   t0=$(date +%s.%N)
-  timeout --kill-after=10 "$per_run_timeout" env "${envs[@]}" "$@" >"$base.$tag.out" 2>"$base.$tag.err"
+  run_with_deadline "$base.$tag.out" "$base.$tag.err" env "${envs[@]}" "$@"
   local rc=$?
   t1=$(date +%s.%N)
   printf -v "rc_$tag" '%d' "$rc"
@@ -106,6 +140,8 @@ if grep -aq 'ld.so: object .* cannot be preloaded' "$base.acs.err"; then
 fi
 if [[ $rc_acs -eq 124 || $rc_acs -eq 137 ]]; then
   fail_line "acs run timed out after ${per_run_timeout}s (hang?)"
+  show_tail "$base.acs.out" "acs stdout, as far as it got"
+  sed -n '/^---- run_case.sh: still running/,$p' "$base.acs.err" | head -n 150
 elif [[ $rc_acs -ne $rc_native ]]; then
   fail_line "exit status differs: native $rc_native, acs $rc_acs"
 fi
