@@ -64,7 +64,11 @@ struct fake {
   decltype(&::cuptiSubscribe) subscribe;
 };
 
-std::string trace_path() { return ::testing::TempDir() + "acs_fake_cupti_trace.json"; }
+// One file per test: CTest runs the tests of this program in parallel.
+std::string trace_path() {
+  const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  return ::testing::TempDir() + "acs_fake_cupti_trace_" + (t != nullptr ? t->name() : "none") + ".json";
+}
 
 options traced() {
   options o;
