@@ -443,6 +443,24 @@ struct scheduler::state {
     join_coupled(s);
   }
 
+  // A blocking stream forgotten (destroyed, or a per-thread default stream whose
+  // thread ended) with kernels it never joined: the legacy stream's implicit
+  // synchronisation must still wait for them. They move to a stream-less
+  // blocking entry that only legacy coupling reads (and a device sync clears).
+  static constexpr std::uintptr_t orphans_key = ~std::uintptr_t{0};
+  void orphan_unjoined(const vstream_state& vs) {
+    if (vs.unjoined == 0 || vs.kind != stream_kind::blocking) return;
+    vstream_state& o = vstreams[orphans_key];
+    o.kind = stream_kind::blocking;
+    for (std::uint64_t bits = vs.unjoined; bits != 0; bits &= bits - 1) {
+      const auto p = static_cast<unsigned>(__builtin_ctzll(bits));
+      o.unjoined_seq[p] = (o.unjoined & (std::uint64_t{1} << p)) != 0 ? std::max(o.unjoined_seq[p], vs.unjoined_seq[p])
+                                                                       : vs.unjoined_seq[p];
+    }
+    o.unjoined |= vs.unjoined;
+    o.unjoined_stamp = std::max(o.unjoined_stamp, vs.unjoined_stamp);
+  }
+
   // After it: the next redirected kernel forks after it. Marked only now, so
   // that another thread's launch in between cannot take a fork recorded before
   // the work (refresh_fork joins whatever that launch added).
@@ -585,8 +603,10 @@ void scheduler::device_synchronized(std::uint64_t point) {
 void scheduler::forget(std::uintptr_t stream_key) {
   std::lock_guard lock(mutex_);
   state& st = *state_;
-  const auto it = st.vstreams.find(stream_key);
+  auto it = st.vstreams.find(stream_key);
   if (it == st.vstreams.end()) return;
+  st.orphan_unjoined(it->second);
+  it = st.vstreams.find(stream_key);  // the orphans' entry may have been added: a rehash
   st.drop_stream_entries(stream_key, it->second);
   if (it->second.fork_event != 0) st.events.release(it->second.fork_event);
   if (st.last_state == &it->second) st.last_state = nullptr;

@@ -50,6 +50,18 @@ TEST(rule4, blocking_kernel_waits_for_a_redirected_legacy_kernel) {
   EXPECT_GE(s.span(reader).start, s.span(writer).end);
 }
 
+// A blocking stream forgotten with kernels still unjoined (destroyed, or the
+// per-thread default stream of a thread that ended): legacy-stream work must
+// still wait for them, as it waits for the stream's work natively.
+TEST(rule4, legacy_work_waits_for_a_forgotten_blocking_streams_kernels) {
+  scenario s({}, roomy);
+  const virtual_stream b = s.stream(stream_kind::blocking);
+  ASSERT_EQ(s.launch(b, s.make_kernel(long_kernel, {}, {0})), 0);
+  s.acs.forget(b.key);
+  s.copy(s.legacy(), 1, 0, 1, short_kernel);
+  EXPECT_TRUE(s.matches_serial());
+}
+
 TEST(rule4, blocking_direct_work_waits_for_a_redirected_legacy_kernel) {
   scenario s({}, roomy);
   const virtual_stream b = s.stream(stream_kind::blocking);
