@@ -126,5 +126,19 @@ TEST(rule3_threads, a_launch_between_a_device_sync_and_its_report_is_kept) {
   EXPECT_GE(s.span(reader).start, s.span(writer).end);
 }
 
+// The same interleaving, then work issued on the stream directly: the stream
+// must still join the kernel launched after the device sync's point.
+TEST(rule3_threads, a_device_sync_report_leaves_later_kernels_to_be_joined) {
+  scenario s({}, roomy);
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  ASSERT_EQ(s.launch(vs, s.make_kernel(short_kernel, {}, {5})), 0);
+  const std::uint64_t point = scheduler::sync_point();           // thread A's hook
+  s.sim.synchronize_device();                                    // thread A
+  ASSERT_EQ(s.launch(vs, s.make_kernel(long_kernel, {}, {0})), 0);  // thread B
+  s.acs.device_synchronized(point);                              // thread A's hook
+  s.copy(vs, 1, 0, 1, short_kernel);                             // thread B: reads the kernel's output
+  EXPECT_TRUE(s.matches_serial());
+}
+
 }  // namespace
 }  // namespace acs::sim
