@@ -178,13 +178,13 @@ struct scheduler::state {
     return coupled;
   }
 
-  // Records the event of window entry `s`, its pool stream's tail: exact.
+  // Records the event of window entry `s` if it is not yet: only its pool
+  // stream's unrecorded tail can be in that state, so the record is exact.
   backend_status record_entry(slot_id s) {
-    window_entry& e = win[s];
-    if (e.recorded) return 0;
+    const window_entry& e = win[s];
+    if (unrecorded_tail[e.stream] != s) return 0;
     if (const backend_status st = gpu.record_event(e.event, pool[e.stream].handle); st != 0) return st;
-    e.recorded = true;
-    if (unrecorded_tail[e.stream] == s) unrecorded_tail[e.stream] = no_slot;
+    unrecorded_tail[e.stream] = no_slot;
     return 0;
   }
 
@@ -452,10 +452,10 @@ struct scheduler::state {
     if (vs.unjoined == 0 || vs.kind != stream_kind::blocking) return;
     vstream_state& o = vstreams[orphans_key];
     o.kind = stream_kind::blocking;
+    // A pool stream's sequence numbers only grow: the later kernel of the two covers both.
     for (std::uint64_t bits = vs.unjoined; bits != 0; bits &= bits - 1) {
       const auto p = static_cast<unsigned>(__builtin_ctzll(bits));
-      o.unjoined_seq[p] = (o.unjoined & (std::uint64_t{1} << p)) != 0 ? std::max(o.unjoined_seq[p], vs.unjoined_seq[p])
-                                                                       : vs.unjoined_seq[p];
+      o.unjoined_seq[p] = std::max(o.unjoined_seq[p], vs.unjoined_seq[p]);
     }
     o.unjoined |= vs.unjoined;
     o.unjoined_stamp = std::max(o.unjoined_stamp, vs.unjoined_stamp);

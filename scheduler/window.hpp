@@ -18,10 +18,9 @@ struct window_entry {
   std::uint64_t group = 0;      // non-zero: an annotation scope, always ordered within
   unsigned stream = 0;          // pool stream index
   std::uint64_t seq = 0;        // its sequence number on that pool stream
-  event_handle event = 0;       // recorded after it on the pool stream, when first needed
+  event_handle event = 0;       // recorded after it on the pool stream, when first needed (scheduler.cpp)
   std::uint64_t launch_id = 0;  // for observers
   std::uint64_t stamp = 0;      // process-wide issue order (scheduler::sync_point)
-  bool recorded = false;        // its event was recorded (else it is its pool stream's tail)
   std::vector<byte_range> reads;
   std::vector<byte_range> writes;
 };
