@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Developer's tool (GPU machine): where the host time of an intercepted launch
 # goes. Builds libacs twice (normal, and with -DACS_STAGE_TIMERS=ON), then runs
-# the launch-overhead program natively and under both, and prints the mean time
-# of each launch stage (src/stage_timer.hpp) and which hooks a launch calls.
+# the launch-overhead comparison (scripts/launch_overhead.sh), and prints the
+# mean time of each launch stage (src/stage_timer.hpp) and which hooks a launch calls.
 #   scripts/stage_profile.sh [LAUNCHES]     default 1000
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,13 +19,7 @@ for b in device stage; do
 done
 bin=$root/build-device/benchmarks/overhead/acs_launch_overhead
 lib=$root/build-device/interpose/libacs.so
-run() { echo "$1: $("${@:2}" "$bin" --launches "$launches")"; }
-run "native      " env
-run "acs         " env LD_PRELOAD="$lib"
-run "acs infer=off" env LD_PRELOAD="$lib" ACS_INFER=off
-run "acs streams=1" env LD_PRELOAD="$lib" ACS_STREAMS=1
-run "acs join=eager" env LD_PRELOAD="$lib" ACS_JOIN=eager
-run "native      " env
+"$root/scripts/launch_overhead.sh" "$root/build-device"
 echo "== stages (timers cost host time themselves)"
 LD_PRELOAD=$root/build-stage/interpose/libacs.so "$root/build-stage/benchmarks/overhead/acs_launch_overhead" \
   --launches "$launches"
