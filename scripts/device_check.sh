@@ -19,7 +19,8 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACS_BU
   >"$build/configure.log" 2>&1 || { tail -30 "$build/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" -- -k 0 >"$build/build.log" 2>&1 || grep -E "FAILED|error" "$build/build.log" | head -20
 echo "== built in $(( $(date +%s) - t0 )) s"
-ctest --test-dir "$build" -L "preload|gpu" -j 6 --timeout 120 --output-on-failure >"$logs/ctest.log" 2>&1
+# A hung run is stopped (with its threads' stacks in the log) well before CTest's limit.
+GPU_TEST_RUN_TIMEOUT=${GPU_TEST_RUN_TIMEOUT:-90} ctest --test-dir "$build" -L "preload|gpu" -j 6 --timeout 240 --output-on-failure >"$logs/ctest.log" 2>&1
 grep -E "tests passed|tests failed|\*\*\*|Not Run" "$logs/ctest.log" | head -40
 grep -ah '^\[gpu-test\] FAIL' "$build/Testing/Temporary/LastTest.log" | head -20
 echo "== tests done at $(( $(date +%s) - t0 )) s"

@@ -13,12 +13,12 @@
 #                        alternative names as a|b (the first one present is used)
 #   --expect-native COND
 #   --out-dir DIR        where both runs' stdout/stderr are kept (default: a temp dir)
-#   --timeout SECONDS    per run (default 180)
+#   --timeout SECONDS    per run (default: $GPU_TEST_RUN_TIMEOUT, else 180)
 # Exit status: 0 pass, 1 fail, 77 skipped (no CUDA device: CTest SKIP_RETURN_CODE).
 # Prints one result line starting with "[gpu-test]"; scripts/gpu_suite.sh collects them.
 set -u
 
-name="" lib="" out_dir="" per_run_timeout=180
+name="" lib="" out_dir="" per_run_timeout=${GPU_TEST_RUN_TIMEOUT:-180}
 both_env=() acs_env=() expects=() native_expects=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -51,39 +51,8 @@ rc_native=0 rc_acs=0 secs_native=0 secs_acs=0  # set by run()
 unset_acs=(-u LD_PRELOAD)
 while IFS= read -r v; do unset_acs+=(-u "$v"); done < <(compgen -e | grep '^ACS_' || true)
 
-# Runs COMMAND with stdout and stderr to OUT and ERR; past the deadline, appends what
-# each of its threads is blocked in to ERR (kernel stacks, and eu-stack's user stacks
-# where installed), then stops it: exit status 124, as timeout(1) gives.
-run_with_deadline() {  # run_with_deadline OUT ERR COMMAND...
-  local out=$1 err=$2
-  shift 2
-  "$@" >"$out" 2>"$err" &
-  local pid=$! ticks=0 t
-  while kill -0 "$pid" 2>/dev/null; do
-    if ((ticks >= per_run_timeout * 10)); then
-      {
-        echo "---- run_case.sh: still running after ${per_run_timeout}s; its threads:"
-        for t in /proc/"$pid"/task/*; do
-          echo "thread ${t##*/} ($(cat "$t/comm" 2>/dev/null)) in $(cat "$t/wchan" 2>/dev/null)"
-          cat "$t/stack" 2>/dev/null
-        done
-        if command -v eu-stack >/dev/null; then eu-stack -p "$pid" 2>&1 | head -n 300; fi
-      } >>"$err"
-      kill -TERM "$pid" 2>/dev/null
-      t=0
-      while kill -0 "$pid" 2>/dev/null && ((t < 100)); do
-        sleep 0.1
-        t=$((t + 1))
-      done
-      kill -KILL "$pid" 2>/dev/null
-      wait "$pid" 2>/dev/null
-      return 124
-    fi
-    sleep 0.1
-    ticks=$((ticks + 1))
-  done
-  wait "$pid"
-}
+# shellcheck source=run_with_deadline.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run_with_deadline.sh"
 
 run() {  # run TAG ENV... -- PROGRAM ARGS...: sets rc_TAG and secs_TAG
   local tag=$1; shift
