@@ -60,6 +60,7 @@ void sum_stats(scheduler_stats& sum, unsigned& devices) {
     sum.folds += s.folds;
     sum.join_waits += s.join_waits;
     sum.shadowed += s.shadowed;
+    sum.merged += s.merged;
     sum.launch_errors += s.launch_errors;
     sum.join_failures += s.join_failures;
     sum.occupancy_sum += s.occupancy_sum;

@@ -27,6 +27,19 @@ bool shadows(const std::vector<byte_range>& earlier_reads, const std::vector<byt
   return true;
 }
 
+bool merge_footprints(const std::vector<byte_range>& earlier_reads, const std::vector<byte_range>& earlier_writes,
+                      const access_set& later, std::size_t max_ranges, access_set& out) {
+  out.reads.clear();
+  out.writes.clear();
+  for (const auto* from : {&later.writes, &earlier_writes})
+    for (const byte_range& w : *from)
+      if (!inside_one(w, out.writes)) out.writes.push_back(w);
+  for (const auto* from : {&later.reads, &earlier_reads})
+    for (const byte_range& r : *from)
+      if (!inside_one(r, out.writes) && !inside_one(r, out.reads)) out.reads.push_back(r);
+  return out.reads.size() + out.writes.size() <= max_ranges;
+}
+
 bool conflicts(const std::vector<byte_range>& earlier_reads, const std::vector<byte_range>& earlier_writes,
                const access_set& later) noexcept {
   return any_overlap(earlier_writes, later.reads)      // read after write

@@ -69,6 +69,12 @@ struct access_set {
   }
 };
 
+// A footprint that conflicts with everything either of two tasks conflicts with: the union,
+// with reads already inside a write left out (a write conflicts with all a read does).
+// False, leaving `out` unspecified, when it would hold more than `max_ranges` ranges.
+bool merge_footprints(const std::vector<byte_range>& earlier_reads, const std::vector<byte_range>& earlier_writes,
+                      const access_set& later, std::size_t max_ranges, access_set& out);
+
 // Read-after-write, write-after-read or write-after-write between an earlier
 // task with these reads and writes and a later one. The one statement of the
 // rule: the window and the fold summaries both ask it.

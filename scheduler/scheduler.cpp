@@ -318,21 +318,72 @@ struct scheduler::state {
   // leaves the window once the new kernel is launched (`shadowed`). Should
   // that launch fail, it stays the unrecorded tail; waits issued meanwhile on
   // `p` can then only make its event later than needed, never earlier.
+  //
+  // Or it merges: when the new kernel depends on the tail, the tail's footprint
+  // joins the new kernel's entry (`entry_access`), and what would have waited
+  // for the tail waits for the new kernel as well. Same conditions, and it
+  // leaves the window the same way, as a shadowed tail.
   backend_status settle_tail(unsigned p, const virtual_stream& s, const access_set& access, std::uint64_t group,
-                             slot_id& shadowed) {
+                             slot_id& shadowed, const access_set*& entry_access) {
     shadowed = no_slot;
+    entry_access = &access;
     const slot_id t = unrecorded_tail[p];
     if (t == no_slot) return 0;
     const window_entry& e = win[t];
-    if (group == 0 && e.group == 0 && e.vstream == s.key && shadows(e.reads, e.writes, access)) {
-      shadowed = t;
-      return 0;
+    if (group == 0 && e.group == 0 && e.vstream == s.key) {
+      if (shadows(e.reads, e.writes, access)) {
+        shadowed = t;
+        return 0;
+      }
+      if (may_merge() && std::find(dep_slots.begin(), dep_slots.end(), t) != dep_slots.end() &&
+          merge_footprints(e.reads, e.writes, access, max_merged_ranges, merged)) {
+        shadowed = t;
+        entry_access = &merged;
+        return 0;
+      }
     }
     return record_entry(t);
   }
 
+  // Merging pays when nothing on another pool stream waits for a kernel that
+  // already has a successor on its own (note_wait_for: such a wait would be late). The score
+  // rises with each such wait and falls by one per launch; merges only while it
+  // is low. It starts high: a program's first launches show what it does.
+  static constexpr unsigned merge_score_start = 64, merge_score_below = 16, merge_score_step = 8,
+                            merge_score_max = 256;
+  static constexpr std::size_t max_merged_ranges = 8;
+  unsigned merge_score = merge_score_start;
+  access_set merged;  // scratch: the entry of a kernel that merged its producer
+
+  bool may_merge() const {
+    switch (config.merge) {
+      case chain_merge::always: return true;
+      case chain_merge::never: return false;
+      case chain_merge::adaptive: return merge_score < merge_score_below;
+    }
+    return false;
+  }
+
+  void late_wait() { merge_score = std::min(merge_score + merge_score_step, merge_score_max); }
+
+  // A wait from another pool stream for a kernel that has a successor on its
+  // own: had they been merged, it would wait for the successor too.
+  void note_wait_for(const dependency& d, unsigned from) {
+    if (d.stream != from && d.seq < pool[d.stream].issued) late_wait();
+  }
+
+  // A dependency on a merged entry for a producer merged into it, not for the
+  // entry's own kernel: merging made it wait for that kernel too.
+  void note_merged_dependencies(const access_set& access) {
+    for (slot_id d : dep_slots) {
+      const window_entry& e = win[d];
+      if (e.merged && !conflicts(e.own, access)) late_wait();
+    }
+  }
+
   backend_status wait_dependencies(unsigned p, const vstream_state& vs) {
     for (const dependency& d : deps) {
+      note_wait_for(d, p);
       if (!pool.note_wait(p, d.stream, d.seq)) continue;
       if (d.slot != no_slot) {
         if (const backend_status st = record_entry(d.slot); st != 0) return st;
@@ -482,13 +533,16 @@ struct scheduler::state {
     event_handle done = 0;
     if (events.acquire(&done) != 0) return launch_in_place(s, kernel);
     collect_dependencies(s, vs, access, group);
+    if (config.merge == chain_merge::adaptive) note_merged_dependencies(access);
     if (observer != nullptr) {
       waited_ids.clear();
       for (slot_id d : dep_slots) waited_ids.push_back(win[d].launch_id);
     }
     const unsigned p = choose_stream();
     slot_id shadowed = no_slot;
-    if (settle_tail(p, s, access, group, shadowed) != 0 || wait_dependencies(p, vs) != 0) {
+    const access_set* entry_access = &access;
+    if (merge_score > 0) --merge_score;
+    if (settle_tail(p, s, access, group, shadowed, entry_access) != 0 || wait_dependencies(p, vs) != 0) {
       events.release(done);
       fail();
       return launch_in_place(s, kernel);
@@ -507,6 +561,7 @@ struct scheduler::state {
       drop_entry(shadowed);
       win.remove(shadowed);
       ++stats.shadowed;
+      if (entry_access != &access) ++stats.merged;
     }
     pool.mark_chosen(p);
     pool_stream& ps = pool[p];
@@ -520,7 +575,13 @@ struct scheduler::state {
     vs.unjoined_stamp = stamp;
 
     if (win.full()) make_room();
-    unrecorded_tail[p] = win.insert(s.key, group, access, p, seq, done, launch_id, stamp);
+    unrecorded_tail[p] = win.insert(s.key, group, *entry_access, p, seq, done, launch_id, stamp);
+    if (entry_access != &access) {
+      window_entry& e = win[unrecorded_tail[p]];
+      e.merged = true;
+      e.own.reads.assign(access.reads.begin(), access.reads.end());
+      e.own.writes.assign(access.writes.begin(), access.writes.end());
+    }
     ps.in_window++;
     if (config.eager_join) join_own(vs);  // records the kernel's event; the stream waits on it now
     bump_epoch(s.kind);

@@ -48,10 +48,17 @@ struct virtual_stream {
   stream_kind kind = stream_kind::non_blocking;
 };
 
+// When a kernel follows its producer on the same pool stream, whether the producer's event
+// may be skipped by folding its footprint into the kernel's window entry: whatever depends
+// on the producer then waits for the kernel too (later than needed, never earlier), for one
+// event record less. `adaptive` merges while such late waits are rare (scheduler.cpp).
+enum class chain_merge : std::uint8_t { adaptive, always, never };
+
 struct scheduler_config {
   unsigned window = 32;   // kernels in flight per device, 1..max_window
   unsigned streams = 8;   // pool streams, 1..max_streams
   bool eager_join = false;  // join each kernel into its stream at once (see above)
+  chain_merge merge = chain_merge::adaptive;
   static constexpr unsigned max_window = 1024;
   static constexpr unsigned max_streams = 64;
 };
@@ -67,7 +74,8 @@ struct scheduler_stats {
   std::uint64_t launch_errors = 0;
   std::uint64_t join_failures = 0;      // acs's own event calls failed: it now runs in place
   std::uint64_t join_waits = 0;         // stream-wait-event calls that joined pool work into a stream
-  std::uint64_t shadowed = 0;           // kernels whose event was never needed (see settle_tail)
+  std::uint64_t shadowed = 0;           // kernels whose event was never recorded: shadowed or merged (settle_tail)
+  std::uint64_t merged = 0;             // of those, merged into their successor's entry
   std::uint64_t occupancy_sum = 0;      // window entries in flight, summed at each launch
 };
 

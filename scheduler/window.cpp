@@ -52,6 +52,7 @@ slot_id window::insert(std::uintptr_t vstream, std::uint64_t group, const access
   e.event = event;
   e.launch_id = launch_id;
   e.stamp = stamp;
+  e.merged = false;
   e.reads.assign(access.reads.begin(), access.reads.end());  // keeps capacity: no allocation in steady state
   e.writes.assign(access.writes.begin(), access.writes.end());
   for (const byte_range& r : e.reads) read_index_.add(s, r);

@@ -87,10 +87,10 @@ std::string format_machine(const summary& s) {
   const scheduler_stats& k = s.scheduler;
   std::string out = fmt::format(
       "acs-stats: kernels_seen={} dispatched={} independent={} same_stream={} dependency_waits={} "
-      "fork_waits={} join_waits={} events_unneeded={} barriers={} folds={} launch_errors={} join_failures={} "
+      "fork_waits={} join_waits={} events_unneeded={} merged={} barriers={} folds={} launch_errors={} join_failures={} "
       "mean_occupancy={:.2f} devices={} passed={}",
       s.kernels_seen, k.kernels, k.independent, k.same_stream, k.dependency_waits, k.fork_waits, k.join_waits,
-      k.shadowed, k.barriers, k.folds, k.launch_errors, k.join_failures, mean_occupancy(s), s.devices,
+      k.shadowed, k.merged, k.barriers, k.folds, k.launch_errors, k.join_failures, mean_occupancy(s), s.devices,
       total_passed(s));
   for (std::size_t i = 0; i < reason_count; ++i)
     out += fmt::format(" pass_{}={}", reason_name(static_cast<pass_reason>(i)), s.passed[i]);
@@ -101,10 +101,10 @@ std::string format_human(const summary& s) {
   const scheduler_stats& k = s.scheduler;
   std::string out = fmt::format(
       "[acs] stats: {} kernels seen, {} dispatched to the pool ({} with nothing to wait for, {} "
-      "behind their producer, {} whose event was never needed), {} dependency waits, {} fork waits, {} "
+      "behind their producer, {} whose event was never needed ({} merged into their successor)), {} dependency waits, {} fork waits, {} "
       "join waits, {} barriers, {} folds, mean window occupancy {:.2f}, {} launch errors, {} device(s)\n",
-      s.kernels_seen, k.kernels, k.independent, k.same_stream, k.shadowed, k.dependency_waits, k.fork_waits,
-      k.join_waits, k.barriers, k.folds, mean_occupancy(s), k.launch_errors, s.devices);
+      s.kernels_seen, k.kernels, k.independent, k.same_stream, k.shadowed, k.merged, k.dependency_waits,
+      k.fork_waits, k.join_waits, k.barriers, k.folds, mean_occupancy(s), k.launch_errors, s.devices);
   out += fmt::format("[acs] stats: {} passed through", total_passed(s));
   const char* sep = " (";
   for (std::size_t i = 0; i < reason_count; ++i) {

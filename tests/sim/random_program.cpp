@@ -47,6 +47,7 @@ class generator {
     p_.config.window = w < 4 ? pick(1, 4) : w < 7 ? pick(5, 16) : pick(17, 64);
     p_.config.streams = chance(50) ? pick(1, 4) : pick(5, 32);
     p_.config.eager_join = chance(20);
+    p_.config.merge = chance(40) ? chain_merge::always : chance(30) ? chain_merge::never : chain_merge::adaptive;
     p_.device.concurrency = pick(1, 16);
     const nanos costs[] = {300, 2000, 4800};
     p_.device.launch_cost = costs[pick(0, 2)];
@@ -377,6 +378,8 @@ program generate_program(std::uint64_t seed) { return generator(seed).run(); }
 std::string describe(const program& p) {
   std::ostringstream out;
   out << "program seed " << p.seed << ": window " << p.config.window << ", pool streams " << p.config.streams << (p.config.eager_join ? ", eager join" : ", lazy join")
+      << (p.config.merge == chain_merge::always ? ", chains always merged"
+          : p.config.merge == chain_merge::never ? ", chains never merged" : "")
       << ", concurrency " << p.device.concurrency << ", launch cost " << p.device.launch_cost << "ns, "
       << p.device.cells << " cells at 0x" << std::hex << p.layout.base << std::dec << " + " << p.layout.stride
       << " per cell (" << p.layout.width << " bytes); streams:";

@@ -83,6 +83,7 @@ backend_status sim_device::create_event(event_handle* out) {
 backend_status sim_device::record_event(event_handle event, stream_handle stream) {
   std::lock_guard lock(mutex_);
   if (!valid_event(event) || !valid_stream(stream)) return status_invalid_handle;
+  ++calls_.record;
   if (const auto failure = injected(api_call::record_event)) {
     now_ += config_.api_cost;
     return *failure;
@@ -98,6 +99,7 @@ backend_status sim_device::record_event(event_handle event, stream_handle stream
 backend_status sim_device::wait_event(stream_handle stream, event_handle event) {
   std::lock_guard lock(mutex_);
   if (!valid_event(event) || !valid_stream(stream)) return status_invalid_handle;
+  ++calls_.wait;
   if (const auto failure = injected(api_call::wait_event)) {
     now_ += config_.api_cost;
     return *failure;
@@ -116,6 +118,7 @@ backend_status sim_device::wait_event(stream_handle stream, event_handle event) 
 event_state sim_device::query_event(event_handle event) {
   std::lock_guard lock(mutex_);
   if (!valid_event(event)) return event_state::error;
+  ++calls_.query;
   run_until(now_);
   now_ += config_.api_cost;
   const auto record = events_[event - 1].record;
@@ -500,6 +503,11 @@ nanos sim_device::last_completion() const {
 unsigned sim_device::peak_concurrency() const {
   std::lock_guard lock(mutex_);
   return peak_slots_;
+}
+
+sim_device::call_counts sim_device::calls() const {
+  std::lock_guard lock(mutex_);
+  return calls_;
 }
 
 }  // namespace acs::sim

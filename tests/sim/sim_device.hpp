@@ -121,6 +121,12 @@ class sim_device final : public backend {
   nanos now() const;              // host time
   nanos last_completion() const;  // device time of the latest completion
   unsigned peak_concurrency() const;
+  // How many times the scheduler (or the test) called each of these, failed calls included:
+  // what host time beyond the launches goes to.
+  struct call_counts {
+    std::uint64_t record = 0, wait = 0, query = 0;
+  };
+  call_counts calls() const;
 
  private:
   enum class op_kind : std::uint8_t { kernel, library_call, host_function, copy, fill, marker, record, wait };
@@ -180,6 +186,7 @@ class sim_device final : public backend {
   nanos now_ = 0;         // host time
   nanos device_now_ = 0;  // device time, never ahead of work left to simulate
   nanos last_completion_ = 0;
+  call_counts calls_;
   std::vector<stream_state> streams_;
   std::vector<event_slot> events_;
   std::vector<op> ops_;

@@ -21,6 +21,8 @@ struct measured {
   nanos makespan = 0;
   nanos ideal = 0;
   nanos serial = 0;
+  unsigned kernels = 0;
+  sim_device::call_counts calls;  // the scheduler's event calls, for the host time they cost
 };
 
 // A layered DAG: kernel (l, i) writes cell l * width + i and reads cells i and
@@ -58,6 +60,10 @@ void report(const char* what, const measured& m) {
               static_cast<unsigned long long>(m.ideal / 1000),
               static_cast<double>(m.makespan) / static_cast<double>(m.ideal),
               static_cast<unsigned long long>(m.serial / 1000));
+  if (m.kernels != 0)
+    std::printf("[ makespan ]   per kernel: %.3f event records, %.3f waits, %.3f queries\n",
+                static_cast<double>(m.calls.record) / m.kernels, static_cast<double>(m.calls.wait) / m.kernels,
+                static_cast<double>(m.calls.query) / m.kernels);
 }
 
 nanos fixed(unsigned, unsigned) { return typical; }
@@ -97,8 +103,8 @@ TEST(makespan, layered_dag_with_uneven_kernels_reaches_the_ideal) {
 // rate, not the GPU, bounds the overlap. The ideal adds the launch bound:
 // the last kernel cannot start before every launch was issued.
 measured run_random(unsigned nodes, unsigned width, unsigned window, unsigned pool, nanos d, unsigned seed,
-                    bool wide = false) {
-  scenario s({.cells = nodes, .concurrency = 32}, {.window = window, .streams = pool});
+                    bool wide = false, chain_merge merge = chain_merge::adaptive) {
+  scenario s({.cells = nodes, .concurrency = 32}, {.window = window, .streams = pool, .merge = merge});
   const virtual_stream vs = s.stream(stream_kind::legacy);
   std::mt19937_64 rng(seed);
   std::vector<nanos> finish(nodes, 0);
@@ -127,6 +133,8 @@ measured run_random(unsigned nodes, unsigned width, unsigned window, unsigned po
   }
   EXPECT_TRUE(s.matches_serial());
   m.makespan = s.sim.last_completion() - t0;
+  m.kernels = nodes;
+  m.calls = s.sim.calls();
   const nanos launch_bound = nodes * device_config{}.launch_cost + d;
   m.ideal = std::max({m.serial / 32, critical, launch_bound});
   return m;
@@ -146,6 +154,24 @@ TEST(makespan, wide_dag_of_the_bench_reaches_the_launch_bound) {
   const measured m = run_random(512, 8, 32, 16, 30'000, 1, true);
   report("synth-wide (8 chains of 64, 30 us), window 32, pool 16", m);
   EXPECT_LE(m.makespan, m.ideal + m.ideal / 5);
+}
+
+// Chain merging saves an event record per link where nothing else waits for the
+// links (wide), and the adaptive policy keeps it off where merging would delay
+// kernels on other streams (random).
+TEST(makespan, adaptive_chain_merging_pays_on_chains_and_stays_off_on_random_dags) {
+  const measured wide_never = run_random(512, 8, 32, 16, 30'000, 1, true, chain_merge::never);
+  const measured wide = run_random(512, 8, 32, 16, 30'000, 1, true);
+  report("synth-wide, merging never", wide_never);
+  EXPECT_LT(wide.calls.record * 2, wide_never.calls.record);
+  EXPECT_LT(wide.makespan, wide_never.makespan - wide_never.makespan / 20);
+  const measured random_never = run_random(512, 8, 32, 16, 30'000, 1, false, chain_merge::never);
+  const measured random_always = run_random(512, 8, 32, 16, 30'000, 1, false, chain_merge::always);
+  const measured random = run_random(512, 8, 32, 16, 30'000, 1);
+  report("synth-random, merging never", random_never);
+  report("synth-random, merging always", random_always);
+  report("synth-random, merging adaptive", random);
+  EXPECT_LE(random.makespan, random_never.makespan + random_never.makespan / 50);
 }
 
 }  // namespace

@@ -54,6 +54,7 @@ struct tally {
     stats.folds += out.stats.folds;
     stats.join_waits += out.stats.join_waits;
     stats.shadowed += out.stats.shadowed;
+    stats.merged += out.stats.merged;
   }
 };
 
@@ -91,11 +92,13 @@ TEST(random_programs, match_serial_execution_under_acs) {
   std::printf(
       "[ random   ] %llu programs (seeds 0..%llu; %llu with failing acs calls), %llu steps, %llu kernels "
       "through acs (%llu independent, %llu behind their producer, %llu dependency waits, %llu fork waits, "
-      "%llu barriers, %llu folds, %llu join waits, %llu shadowed); %llu failed; %.1f s\n",
+      "%llu barriers, %llu folds, %llu join waits, %llu shadowed, %llu merged); %llu failed; %.1f s\n",
       n(t.programs), n(t.programs - 1), n(t.with_failures), n(t.steps), n(t.stats.kernels),
       n(t.stats.independent), n(t.stats.same_stream), n(t.stats.dependency_waits), n(t.stats.fork_waits),
-      n(t.stats.barriers), n(t.stats.folds), n(t.stats.join_waits), n(t.stats.shadowed), n(t.failed), seconds);
+      n(t.stats.barriers), n(t.stats.folds), n(t.stats.join_waits), n(t.stats.shadowed),
+      n(t.stats.merged), n(t.failed), seconds);
   EXPECT_EQ(t.failed, 0u);
+  EXPECT_GT(t.stats.merged, 0u) << "no program merged a chain";
   EXPECT_GT(t.stats.folds, 0u) << "no program reached the fold path";
   EXPECT_GT(t.stats.independent, 0u);
 }

@@ -106,5 +106,34 @@ TEST(conflicts, everything_conflicts_with_any_access) {
   EXPECT_FALSE(conflicts(access_set::everything(), none));
 }
 
+// A merged footprint conflicts with whatever either part conflicts with.
+TEST(merge_footprints, conflicts_with_all_either_part_conflicts_with) {
+  access_set earlier, later, merged;
+  earlier.read(0, 8);
+  earlier.write(100, 8);
+  later.read(100, 8);
+  later.write(200, 8);
+  ASSERT_TRUE(merge_footprints(earlier.reads, earlier.writes, later, 8, merged));
+  for (address at : {0u, 100u, 200u, 300u}) {
+    for (const bool write : {false, true}) {
+      access_set probe;
+      if (write) probe.write(at, 4); else probe.read(at, 4);
+      const bool either = conflicts(earlier, probe) || conflicts(later, probe);
+      EXPECT_EQ(conflicts(merged, probe), either) << (write ? "write at " : "read at ") << at;
+    }
+  }
+  // The read of 100 lies inside the write of 100: only the write is kept.
+  EXPECT_EQ(merged.reads.size() + merged.writes.size(), 3u);
+}
+
+TEST(merge_footprints, refuses_more_than_the_limit) {
+  access_set earlier, later, merged;
+  for (address i = 0; i < 3; ++i) earlier.write(i * 100, 8);
+  later.write(1000, 8);
+  EXPECT_TRUE(merge_footprints(earlier.reads, earlier.writes, later, 4, merged));
+  later.read(2000, 8);
+  EXPECT_FALSE(merge_footprints(earlier.reads, earlier.writes, later, 4, merged));
+}
+
 }  // namespace
 }  // namespace acs

@@ -137,6 +137,72 @@ TEST(scheduler_calls, a_chain_records_no_event_per_kernel) {
   EXPECT_EQ(gpu.count("record"), 2u);
 }
 
+// A chain over distinct buffers (each link reads the one before and rewrites its
+// own): no link covers its predecessor, but with merging the predecessor's
+// footprint joins the link's entry instead of getting an event.
+access_set buffer_link(int i) {
+  access_set a;
+  a.read(static_cast<address>(i - 1) * 100, 10);
+  a.read_write(static_cast<address>(i) * 100, 10);
+  return a;
+}
+
+TEST(scheduler_calls, a_chain_over_distinct_buffers_records_each_link_without_merging) {
+  recording_backend gpu;
+  scheduler s(gpu, {.window = 32, .streams = 4, .merge = chain_merge::never});
+  for (int i = 1; i <= 20; ++i) ASSERT_EQ(s.launch(vs, buffer_link(i), kernel(i)), 0);
+  EXPECT_EQ(gpu.count("record"), 20u);  // the fork, then each link but the last
+  EXPECT_EQ(s.stats().merged, 0u);
+}
+
+TEST(scheduler_calls, a_chain_over_distinct_buffers_merges_links) {
+  recording_backend gpu;
+  scheduler s(gpu, {.window = 32, .streams = 4, .merge = chain_merge::always});
+  for (int i = 1; i <= 20; ++i) ASSERT_EQ(s.launch(vs, buffer_link(i), kernel(i)), 0);
+  for (int i = 1; i < 20; ++i) EXPECT_EQ(gpu.launch_stream(static_cast<std::size_t>(i)), gpu.launch_stream(0));
+  // A merged entry grows by a range per link, up to its limit: then a link is recorded.
+  EXPECT_LE(gpu.count("record"), 5u);
+  EXPECT_GE(s.stats().merged, 15u);
+  EXPECT_LE(s.in_flight(), 4u);
+  // Whatever conflicts with an early link still finds it: a reader of buffer 3 on
+  // another stream waits for an event of the chain's pool stream.
+  access_set reader;
+  reader.read(300, 10);
+  reader.write(5000, 10);
+  const std::size_t before = gpu.calls.size();
+  ASSERT_EQ(s.launch(vs, reader, kernel(99)), 0);
+  bool waited = false;
+  for (std::size_t i = before; i < gpu.calls.size(); ++i) waited |= gpu.calls[i].what == "wait";
+  EXPECT_TRUE(waited);
+}
+
+// Adaptive merging starts off, turns on after launches where no other pool
+// stream waits for a kernel that already has a successor, and off again once
+// such waits come.
+TEST(scheduler_calls, adaptive_merging_follows_late_waits) {
+  recording_backend gpu;
+  scheduler s(gpu, {.window = 32, .streams = 4});
+  int i = 1;
+  for (; i <= 10; ++i) ASSERT_EQ(s.launch(vs, buffer_link(i), kernel(i)), 0);
+  EXPECT_EQ(s.stats().merged, 0u) << "merging is off at first";
+  for (; i <= 100; ++i) ASSERT_EQ(s.launch(vs, buffer_link(i), kernel(i)), 0);
+  const std::uint64_t merged = s.stats().merged;
+  EXPECT_GT(merged, 0u) << "a quiet chain turns merging on";
+  // Late waits: a link, its successor behind it, then a reader of the link (on another
+  // pool stream, and the link has a successor by then).
+  for (int k = 0; k < 10; ++k, i += 2) {
+    ASSERT_EQ(s.launch(vs, buffer_link(i), kernel(i)), 0);
+    ASSERT_EQ(s.launch(vs, buffer_link(i + 1), kernel(i + 1)), 0);
+    access_set reader;
+    reader.read(static_cast<address>(i) * 100, 10);
+    reader.write(static_cast<address>(100000 + k) * 100, 10);
+    ASSERT_EQ(s.launch(vs, reader, kernel(1000 + k)), 0);
+  }
+  const std::uint64_t merged_before_chain = s.stats().merged;
+  for (int k = 0; k < 10; ++k, ++i) ASSERT_EQ(s.launch(vs, buffer_link(i), kernel(i)), 0);
+  EXPECT_EQ(s.stats().merged, merged_before_chain) << "late waits turn merging off";
+}
+
 // A launch the driver rejects runs nothing: the link it would have shadowed stays.
 TEST(scheduler_calls, a_rejected_launch_shadows_nothing) {
   recording_backend gpu;
