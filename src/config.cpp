@@ -121,6 +121,18 @@ class parser {
     return false;
   }
 
+  // ACS_MERGE: adaptive (default), always or never.
+  merge_mode merging(const char* name) {
+    const auto v = raw(name);
+    if (!v) return merge_mode::adaptive;
+    const std::string s = lower(trim(*v));
+    if (s == "adaptive") return merge_mode::adaptive;
+    if (s == "always") return merge_mode::always;
+    if (s == "never") return merge_mode::never;
+    reject(name, *v, "adaptive", "is not one of adaptive, always, never");
+    return merge_mode::adaptive;
+  }
+
   std::string text(const char* name) const {
     const auto v = raw(name);
     return v ? std::string(*v) : std::string();
@@ -174,6 +186,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.stats = p.boolean("ACS_STATS", false);
   c.infer = p.inference("ACS_INFER", infer_mode::alloc);
   c.eager_join = p.eager("ACS_JOIN");
+  c.merge = p.merging("ACS_MERGE");
   c.check = p.boolean("ACS_CHECK", false);
   c.trace = p.text("ACS_TRACE");
   c.launch_blocking = p.cuda_flag("CUDA_LAUNCH_BLOCKING");

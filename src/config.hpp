@@ -12,6 +12,7 @@
 //   ACS_INFER        alloc|const|off: infer footprints from arguments, default alloc
 //   ACS_JOIN         lazy|eager: when an application stream waits for its redirected
 //                    kernels (scheduler.hpp), default lazy
+//   ACS_MERGE        adaptive|always|never: chain merging (scheduler.hpp), default adaptive
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_TRACE        path of a trace file                  string,  default none
 //   CUDA_LAUNCH_BLOCKING  (CUDA's own) non-zero: acs passes everything through
@@ -34,6 +35,10 @@ namespace acs {
 // const away). off: unannotated kernels conflict with everything.
 enum class infer_mode : std::uint8_t { alloc, trust_const, off };
 
+// Whether a kernel that follows its producer on a pool stream may take over the
+// producer's footprint instead of the producer getting an event (scheduler.hpp).
+enum class merge_mode : std::uint8_t { adaptive, always, never };
+
 struct config {
   static constexpr unsigned default_window = 32;
   static constexpr unsigned max_window = 1024;
@@ -51,6 +56,7 @@ struct config {
   bool stats = false;
   infer_mode infer = infer_mode::alloc;
   bool eager_join = false;
+  merge_mode merge = merge_mode::adaptive;
   bool check = false;
   std::string trace;  // empty: no trace
 

@@ -32,6 +32,8 @@ std::string setting(const config& c, const std::string& variable) {
   if (variable == "ACS_LOG_LEVEL") return std::string(to_string(c.log));
   if (variable == "ACS_INFER") return c.infer == infer_mode::alloc ? "alloc" : "off";
   if (variable == "ACS_JOIN") return c.eager_join ? "eager" : "lazy";
+  if (variable == "ACS_MERGE")
+    return c.merge == merge_mode::adaptive ? "adaptive" : c.merge == merge_mode::always ? "always" : "never";
   ADD_FAILURE() << "no setting for " << variable;
   return {};
 }
@@ -49,6 +51,7 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_FALSE(c.stats);
   EXPECT_EQ(c.infer, infer_mode::alloc);
   EXPECT_FALSE(c.eager_join);
+  EXPECT_EQ(c.merge, merge_mode::adaptive);
   EXPECT_FALSE(c.check);
   EXPECT_TRUE(c.trace.empty());
 }
@@ -62,6 +65,7 @@ TEST(config, valid_values_are_taken) {
                           {"ACS_STATS", "1"},
                           {"ACS_INFER", "off"},
                           {"ACS_JOIN", "Eager"},
+                          {"ACS_MERGE", " Never"},
                           {"ACS_CHECK", "1"},
                           {"ACS_TRACE", "/tmp/acs.trace"}},
                          &issues);
@@ -74,6 +78,7 @@ TEST(config, valid_values_are_taken) {
   EXPECT_TRUE(c.stats);
   EXPECT_EQ(c.infer, infer_mode::off);
   EXPECT_TRUE(c.eager_join);
+  EXPECT_EQ(c.merge, merge_mode::never);
   EXPECT_TRUE(c.check);
   EXPECT_EQ(c.trace, "/tmp/acs.trace");
 }
@@ -168,7 +173,7 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_CHECK", "x", "0"}, rejected{"ACS_LOG_LEVEL", "loud", "warn"},
                     rejected{"ACS_LOG_LEVEL", "3", "warn"}, rejected{"ACS_INFER", "always", "alloc"},
                     rejected{"ACS_INFER", "on", "alloc"}, rejected{"ACS_JOIN", "early", "lazy"},
-                    rejected{"ACS_JOIN", "1", "lazy"}),
+                    rejected{"ACS_JOIN", "1", "lazy"}, rejected{"ACS_MERGE", "sometimes", "adaptive"}),
     case_name);
 
 INSTANTIATE_TEST_SUITE_P(
