@@ -12,15 +12,6 @@ namespace acs {
 
 namespace {
 
-chain_merge chain_merge_of(merge_mode m) noexcept {
-  switch (m) {
-    case merge_mode::always: return chain_merge::always;
-    case merge_mode::never: return chain_merge::never;
-    case merge_mode::adaptive: break;
-  }
-  return chain_merge::adaptive;
-}
-
 struct registry {
   std::mutex mutex;
   std::unordered_map<CUcontext, context_entry*> contexts;
@@ -124,8 +115,7 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
   if (device_runtime* rt = e.runtime.load(std::memory_order_acquire)) return rt;
   try {
     const config& c = settings();
-    auto* rt = new device_runtime(cuda, e.context,
-                                  scheduler_config{c.window, c.streams, c.eager_join, chain_merge_of(c.merge)});
+    auto* rt = new device_runtime(cuda, e.context, scheduler_config{c.window, c.streams, c.eager_join, c.merge});
     {
       std::lock_guard reg_lock(reg().mutex);
       reg().runtimes.push_back(rt);

@@ -6,8 +6,10 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <initializer_list>
 #include <mutex>
 #include <string_view>
+#include <utility>
 
 #include "log.hpp"
 
@@ -99,38 +101,22 @@ class parser {
     return fallback;
   }
 
-  infer_mode inference(const char* name, infer_mode fallback) {
+  // One of a few words, in any case; `choices` lists them with what each means, the
+  // default first.
+  template <class T>
+  T word(const char* name, std::initializer_list<std::pair<std::string_view, T>> choices) {
+    const auto& fallback = *choices.begin();
     const auto v = raw(name);
-    if (!v) return fallback;
+    if (!v) return fallback.second;
     const std::string s = lower(trim(*v));
-    if (s == "alloc") return infer_mode::alloc;
-    if (s == "const") return infer_mode::trust_const;
-    if (s == "off") return infer_mode::off;
-    reject(name, *v, fallback == infer_mode::alloc ? "alloc" : "off", "is not one of alloc, const, off");
-    return fallback;
-  }
-
-  // ACS_JOIN: lazy (default) or eager.
-  bool eager(const char* name) {
-    const auto v = raw(name);
-    if (!v) return false;
-    const std::string s = lower(trim(*v));
-    if (s == "lazy") return false;
-    if (s == "eager") return true;
-    reject(name, *v, "lazy", "is not one of lazy, eager");
-    return false;
-  }
-
-  // ACS_MERGE: adaptive (default), always or never.
-  merge_mode merging(const char* name) {
-    const auto v = raw(name);
-    if (!v) return merge_mode::adaptive;
-    const std::string s = lower(trim(*v));
-    if (s == "adaptive") return merge_mode::adaptive;
-    if (s == "always") return merge_mode::always;
-    if (s == "never") return merge_mode::never;
-    reject(name, *v, "adaptive", "is not one of adaptive, always, never");
-    return merge_mode::adaptive;
+    std::string names;
+    for (const auto& [word, value] : choices) {
+      if (s == word) return value;
+      names += names.empty() ? "" : ", ";
+      names += word;
+    }
+    reject(name, *v, std::string(fallback.first), "is not one of " + names);
+    return fallback.second;
   }
 
   std::string text(const char* name) const {
@@ -184,9 +170,12 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.disable = p.boolean("ACS_DISABLE", false);
   c.log = p.level("ACS_LOG_LEVEL", log_level::warn);
   c.stats = p.boolean("ACS_STATS", false);
-  c.infer = p.inference("ACS_INFER", infer_mode::alloc);
-  c.eager_join = p.eager("ACS_JOIN");
-  c.merge = p.merging("ACS_MERGE");
+  c.infer = p.word<infer_mode>(
+      "ACS_INFER", {{"alloc", infer_mode::alloc}, {"const", infer_mode::trust_const}, {"off", infer_mode::off}});
+  c.eager_join = p.word<bool>("ACS_JOIN", {{"lazy", false}, {"eager", true}});
+  c.merge = p.word<chain_merge>("ACS_MERGE", {{"adaptive", chain_merge::adaptive},
+                                              {"always", chain_merge::always},
+                                              {"never", chain_merge::never}});
   c.check = p.boolean("ACS_CHECK", false);
   c.trace = p.text("ACS_TRACE");
   c.launch_blocking = p.cuda_flag("CUDA_LAUNCH_BLOCKING");

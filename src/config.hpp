@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "log_level.hpp"
+#include "scheduler.hpp"
 
 namespace acs {
 
@@ -35,9 +36,6 @@ namespace acs {
 // const away). off: unannotated kernels conflict with everything.
 enum class infer_mode : std::uint8_t { alloc, trust_const, off };
 
-// Whether a kernel that follows its producer on a pool stream may take over the
-// producer's footprint instead of the producer getting an event (scheduler.hpp).
-enum class merge_mode : std::uint8_t { adaptive, always, never };
 
 struct config {
   static constexpr unsigned default_window = 32;
@@ -56,7 +54,7 @@ struct config {
   bool stats = false;
   infer_mode infer = infer_mode::alloc;
   bool eager_join = false;
-  merge_mode merge = merge_mode::adaptive;
+  chain_merge merge = chain_merge::adaptive;
   bool check = false;
   std::string trace;  // empty: no trace
 

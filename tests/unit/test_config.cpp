@@ -33,7 +33,7 @@ std::string setting(const config& c, const std::string& variable) {
   if (variable == "ACS_INFER") return c.infer == infer_mode::alloc ? "alloc" : "off";
   if (variable == "ACS_JOIN") return c.eager_join ? "eager" : "lazy";
   if (variable == "ACS_MERGE")
-    return c.merge == merge_mode::adaptive ? "adaptive" : c.merge == merge_mode::always ? "always" : "never";
+    return c.merge == chain_merge::adaptive ? "adaptive" : c.merge == chain_merge::always ? "always" : "never";
   ADD_FAILURE() << "no setting for " << variable;
   return {};
 }
@@ -51,7 +51,7 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_FALSE(c.stats);
   EXPECT_EQ(c.infer, infer_mode::alloc);
   EXPECT_FALSE(c.eager_join);
-  EXPECT_EQ(c.merge, merge_mode::adaptive);
+  EXPECT_EQ(c.merge, chain_merge::adaptive);
   EXPECT_FALSE(c.check);
   EXPECT_TRUE(c.trace.empty());
 }
@@ -78,7 +78,7 @@ TEST(config, valid_values_are_taken) {
   EXPECT_TRUE(c.stats);
   EXPECT_EQ(c.infer, infer_mode::off);
   EXPECT_TRUE(c.eager_join);
-  EXPECT_EQ(c.merge, merge_mode::never);
+  EXPECT_EQ(c.merge, chain_merge::never);
   EXPECT_TRUE(c.check);
   EXPECT_EQ(c.trace, "/tmp/acs.trace");
 }
