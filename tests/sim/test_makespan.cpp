@@ -102,8 +102,10 @@ TEST(makespan, layered_dag_with_uneven_kernels_reaches_the_ideal) {
 // buffer; 30 us kernels issued at the measured host launch cost, so the launch
 // rate, not the GPU, bounds the overlap. The ideal adds the launch bound:
 // the last kernel cannot start before every launch was issued.
+enum class dag_shape { random, wide, layered };
+
 measured run_random(unsigned nodes, unsigned width, unsigned window, unsigned pool, nanos d, unsigned seed,
-                    bool wide = false, chain_merge merge = chain_merge::adaptive) {
+                    dag_shape shape = dag_shape::random, chain_merge merge = chain_merge::adaptive) {
   scenario s({.cells = nodes, .concurrency = 32}, {.window = window, .streams = pool, .merge = merge});
   const virtual_stream vs = s.stream(stream_kind::legacy);
   std::mt19937_64 rng(seed);
@@ -113,8 +115,12 @@ measured run_random(unsigned nodes, unsigned width, unsigned window, unsigned po
   nanos critical = 0;
   for (unsigned i = 0; i < nodes; ++i) {
     std::vector<cell> reads;
-    if (wide && i >= width) {
+    if (shape == dag_shape::wide && i >= width) {
       reads.push_back(i - width);
+    } else if (shape == dag_shape::layered && i >= width) {
+      const unsigned layer_start = (i / width - 1) * width, j = i % width;
+      reads.push_back(layer_start + j);
+      reads.push_back(layer_start + (j + 1 + static_cast<unsigned>(rng() % (width - 1))) % width);
     } else if (i >= width) {
       const unsigned lo = i >= 2 * width ? i - 2 * width : 0;
       const unsigned want = 1 + static_cast<unsigned>(rng() % 3);
@@ -151,8 +157,15 @@ TEST(makespan, random_dag_of_the_bench_reaches_the_launch_bound) {
 
 // synth-wide: `width` independent chains, node i after node i - width.
 TEST(makespan, wide_dag_of_the_bench_reaches_the_launch_bound) {
-  const measured m = run_random(512, 8, 32, 16, 30'000, 1, true);
+  const measured m = run_random(512, 8, 32, 16, 30'000, 1, dag_shape::wide);
   report("synth-wide (8 chains of 64, 30 us), window 32, pool 16", m);
+  EXPECT_LE(m.makespan, m.ideal + m.ideal / 5);
+}
+
+// synth-layered: layers of `width`; node j reads node j and one other of the layer before.
+TEST(makespan, layered_dag_of_the_bench_reaches_the_launch_bound) {
+  const measured m = run_random(512, 8, 32, 16, 30'000, 1, dag_shape::layered);
+  report("synth-layered (64 layers of 8, 30 us), window 32, pool 16", m);
   EXPECT_LE(m.makespan, m.ideal + m.ideal / 5);
 }
 
@@ -160,13 +173,13 @@ TEST(makespan, wide_dag_of_the_bench_reaches_the_launch_bound) {
 // links (wide), and the adaptive policy keeps it off where merging would delay
 // kernels on other streams (random).
 TEST(makespan, adaptive_chain_merging_pays_on_chains_and_stays_off_on_random_dags) {
-  const measured wide_never = run_random(512, 8, 32, 16, 30'000, 1, true, chain_merge::never);
-  const measured wide = run_random(512, 8, 32, 16, 30'000, 1, true);
+  const measured wide_never = run_random(512, 8, 32, 16, 30'000, 1, dag_shape::wide, chain_merge::never);
+  const measured wide = run_random(512, 8, 32, 16, 30'000, 1, dag_shape::wide);
   report("synth-wide, merging never", wide_never);
   EXPECT_LT(wide.calls.record * 2, wide_never.calls.record);
   EXPECT_LT(wide.makespan, wide_never.makespan - wide_never.makespan / 20);
-  const measured random_never = run_random(512, 8, 32, 16, 30'000, 1, false, chain_merge::never);
-  const measured random_always = run_random(512, 8, 32, 16, 30'000, 1, false, chain_merge::always);
+  const measured random_never = run_random(512, 8, 32, 16, 30'000, 1, dag_shape::random, chain_merge::never);
+  const measured random_always = run_random(512, 8, 32, 16, 30'000, 1, dag_shape::random, chain_merge::always);
   const measured random = run_random(512, 8, 32, 16, 30'000, 1);
   report("synth-random, merging never", random_never);
   report("synth-random, merging always", random_always);
