@@ -93,7 +93,9 @@ void teardown_begins() noexcept;
 void context_destroyed(CUcontext context) noexcept;
 void device_reset(CUdevice device) noexcept;
 // cuModuleUnload / cuLibraryUnload: cached per-function data must go.
-void modules_unloaded() noexcept;
+void modules_unloaded(const void* handle) noexcept;
+// A module or library (`library`) was loaded from `image` (cuModuleLoadData, cuLibraryLoadData...).
+void code_loaded(const void* handle, bool library, const void* image) noexcept;
 
 // Whether acs is active at all (config, environment, a GPU present).
 bool active() noexcept;

@@ -46,4 +46,5 @@
 #define ACS_HOOKED_proc_address(x) x
 #define ACS_HOOKED_teardown(x) x
 #define ACS_HOOKED_unload(x) x
+#define ACS_HOOKED_code_load(x) x
 #define ACS_HOOKED_pass(x)

@@ -278,7 +278,17 @@ R handle(R (*real)(A...), A... a) noexcept {
     }
   } else if constexpr (kind == hook_kind::unload) {
     const R result = real(a...);
-    if (result == success<R>()) modules_unloaded();
+    if (result == success<R>()) modules_unloaded(static_cast<const void*>(arg<0>(a...)));
+    return result;
+  } else if constexpr (kind == hook_kind::code_load) {
+    using out_t = std::tuple_element_t<0, std::tuple<A...>>;
+    static_assert(std::is_same_v<out_t, CUmodule*> || std::is_same_v<out_t, CUlibrary*>,
+                  "a load returns its module or library through argument 0");
+    static_assert(std::is_same_v<std::tuple_element_t<1, std::tuple<A...>>, const void*>,
+                  "argument 1 is the image");
+    const R result = real(a...);
+    if (result == success<R>() && arg<0>(a...) != nullptr)
+      code_loaded(static_cast<const void*>(*arg<0>(a...)), std::is_same_v<out_t, CUlibrary*>, arg<1>(a...));
     return result;
   } else if constexpr (kind == hook_kind::cooperative) {
     static_assert(streams == 1);
@@ -315,7 +325,8 @@ struct hook<Entry, R (*)(A...)> {
       return static_cast<R>(500);
     }
     // Pointer substitution must happen even when nested: the caller keeps the pointer.
-    if (Entry::kind != hook_kind::proc_address && nested()) {
+    // So must recording loaded code: the runtime loads it from inside other entry points.
+    if (Entry::kind != hook_kind::proc_address && Entry::kind != hook_kind::code_load && nested()) {
       Entry::count(true);
       return real(a...);
     }

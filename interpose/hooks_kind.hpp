@@ -28,6 +28,7 @@ enum class hook_kind : std::uint8_t {
   proc_address,
   teardown,
   unload,
+  code_load,
   pass,
 };
 
@@ -54,6 +55,7 @@ constexpr std::string_view kind_name(hook_kind k) noexcept {
     case hook_kind::proc_address: return "proc_address";
     case hook_kind::teardown: return "teardown";
     case hook_kind::unload: return "unload";
+    case hook_kind::code_load: return "code_load";
     case hook_kind::pass: return "pass";
   }
   return "?";

@@ -31,6 +31,7 @@
 #include "stage_timer.hpp"
 #include "stats.hpp"
 #include "driver_inference.hpp"
+#include "loaded_code.hpp"
 #include "trace_session.hpp"
 
 namespace acs {
@@ -290,7 +291,25 @@ void device_reset(CUdevice device) noexcept {
   }
 }
 
-void modules_unloaded() noexcept { inference::functions_unloaded(); }
+void modules_unloaded(const void* handle) noexcept {
+  inference::functions_unloaded();
+  try {
+    inference::process_code().unloaded(handle);
+  } catch (...) {
+    internal_failure("modules_unloaded");
+  }
+}
+
+void code_loaded(const void* handle, bool library, const void* image) noexcept {
+  runtime_started();
+  if (!active() || !settings().read_ptx) return;
+  try {
+    inference::process_code().loaded(
+        handle, library ? inference::code_handle_kind::library : inference::code_handle_kind::module, image);
+  } catch (...) {
+    internal_failure("code_loaded");
+  }
+}
 
 void context_destroyed(CUcontext context) noexcept {
   try {

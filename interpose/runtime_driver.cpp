@@ -11,15 +11,6 @@ namespace acs::driver {
 
 namespace {
 
-using dlsym_fn = void* (*)(void*, const char*);
-
-// libc's dlsym, never the one libacs exports: looked up by symbol version.
-dlsym_fn real_dlsym() noexcept {
-  for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"})
-    if (void* f = dlvsym(RTLD_NEXT, "dlsym", version)) return reinterpret_cast<dlsym_fn>(f);
-  return nullptr;
-}
-
 enum class outcome { ready, not_loaded, failed };
 
 outcome resolve_all(table& t) noexcept;
@@ -35,7 +26,7 @@ outcome resolve(table& t) noexcept {
 outcome resolve_all(table& t) noexcept {
   void* cuda = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY);
   if (cuda == nullptr) return outcome::not_loaded;
-  const dlsym_fn lookup = real_dlsym();
+  const dlsym_fn lookup = libc_dlsym();
   if (lookup == nullptr) {
     log::warn_once("driver:dlsym", "cannot find libc's dlsym: acs passes every call straight through");
     return outcome::failed;
@@ -72,6 +63,13 @@ std::atomic<bool> failed{false};
 std::atomic<const table*> ready{nullptr};
 
 }  // namespace
+
+dlsym_fn libc_dlsym() noexcept {
+  // Looked up by symbol version, so never libacs's own export.
+  for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"})
+    if (void* f = dlvsym(RTLD_NEXT, "dlsym", version)) return reinterpret_cast<dlsym_fn>(f);
+  return nullptr;
+}
 
 void use_for_testing(const table* fake) noexcept {
   ready.store(fake, std::memory_order_release);

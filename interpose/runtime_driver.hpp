@@ -37,7 +37,12 @@
   _(cuFuncGetParamInfo, 12040, false)       \
   _(cuKernelGetParamInfo, 12040, false)     \
   _(cuFuncGetName, 12030, false)            \
-  _(cuKernelGetName, 12030, false)
+  _(cuKernelGetName, 12030, false)         \
+  _(cuDeviceGetAttribute, 2000, false)      \
+  _(cuFuncGetModule, 11000, false)          \
+  _(cuLibraryGetKernel, 12000, false)       \
+  _(cuKernelGetFunction, 12000, false)      \
+  _(cuKernelGetLibrary, 12050, false)
 
 namespace acs::driver {
 
@@ -55,6 +60,11 @@ const table* real() noexcept;
 
 /// @brief True once resolution failed for good (libcuda loaded but unusable).
 bool unavailable() noexcept;
+
+/// @brief libc's dlsym, never the one libacs exports (which a call from inside libacs
+/// would bind to); nullptr if it cannot be found.
+using dlsym_fn = void* (*)(void*, const char*);
+dlsym_fn libc_dlsym() noexcept;
 
 /// @brief Tests only: makes real() return `fake` (a simulated driver), or resolve again when nullptr.
 void use_for_testing(const table* fake) noexcept;

@@ -173,6 +173,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.infer = p.word<infer_mode>(
       "ACS_INFER", {{"alloc", infer_mode::alloc}, {"const", infer_mode::trust_const}, {"off", infer_mode::off}});
   c.eager_join = p.word<bool>("ACS_JOIN", {{"lazy", false}, {"eager", true}});
+  c.read_ptx = p.boolean("ACS_PTX", true);
   c.merge = p.word<chain_merge>("ACS_MERGE", {{"adaptive", chain_merge::adaptive},
                                               {"always", chain_merge::always},
                                               {"never", chain_merge::never}});

@@ -10,6 +10,8 @@
 //   ACS_LOG_LEVEL    trace|debug|info|warn|error|critical|off,      default warn
 //   ACS_STATS        1: print a summary at exit            boolean, default 0
 //   ACS_INFER        alloc|const|off: infer footprints from arguments, default alloc
+//   ACS_PTX          1: read kernels' PTX to find parameters never written through
+//                    (loaded_code.hpp)                   boolean, default 1
 //   ACS_JOIN         lazy|eager: when an application stream waits for its redirected
 //                    kernels (scheduler.hpp), default lazy
 //   ACS_MERGE        adaptive|always|never: chain merging (scheduler.hpp), default adaptive
@@ -53,6 +55,7 @@ struct config {
   log_level log = log_level::warn;
   bool stats = false;
   infer_mode infer = infer_mode::alloc;
+  bool read_ptx = true;
   bool eager_join = false;
   chain_merge merge = chain_merge::adaptive;
   bool check = false;

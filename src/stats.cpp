@@ -79,6 +79,8 @@ summary collect() noexcept {
   const detail::counters& c = detail::global();
   s.kernels_seen = c.kernels_seen.load(std::memory_order_relaxed);
   for (std::size_t i = 0; i < reason_count; ++i) s.passed[i] = c.passed[i].load(std::memory_order_relaxed);
+  s.functions_ptx = c.functions_ptx.load(std::memory_order_relaxed);
+  s.functions_no_ptx = c.functions_no_ptx.load(std::memory_order_relaxed);
   if (const scheduler_source f = source.load(std::memory_order_acquire)) f(s.scheduler, s.devices);
   return s;
 }
@@ -88,10 +90,10 @@ std::string format_machine(const summary& s) {
   std::string out = fmt::format(
       "acs-stats: kernels_seen={} dispatched={} independent={} same_stream={} dependency_waits={} "
       "fork_waits={} join_waits={} events_unneeded={} merged={} barriers={} folds={} launch_errors={} join_failures={} "
-      "mean_occupancy={:.2f} devices={} passed={}",
+      "mean_occupancy={:.2f} devices={} functions_ptx={} functions_no_ptx={} passed={}",
       s.kernels_seen, k.kernels, k.independent, k.same_stream, k.dependency_waits, k.fork_waits, k.join_waits,
       k.shadowed, k.merged, k.barriers, k.folds, k.launch_errors, k.join_failures, mean_occupancy(s), s.devices,
-      total_passed(s));
+      s.functions_ptx, s.functions_no_ptx, total_passed(s));
   for (std::size_t i = 0; i < reason_count; ++i)
     out += fmt::format(" pass_{}={}", reason_name(static_cast<pass_reason>(i)), s.passed[i]);
   return out;
@@ -105,6 +107,9 @@ std::string format_human(const summary& s) {
       "join waits, {} barriers, {} folds, mean window occupancy {:.2f}, {} launch errors, {} device(s)\n",
       s.kernels_seen, k.kernels, k.independent, k.same_stream, k.shadowed, k.merged, k.dependency_waits,
       k.fork_waits, k.join_waits, k.barriers, k.folds, mean_occupancy(s), k.launch_errors, s.devices);
+  out += fmt::format("[acs] stats: {} kernel functions, {} with their PTX read (parameters never written "
+                     "through count as read only)\n",
+                     s.functions_ptx + s.functions_no_ptx, s.functions_ptx);
   out += fmt::format("[acs] stats: {} passed through", total_passed(s));
   const char* sep = " (";
   for (std::size_t i = 0; i < reason_count; ++i) {

@@ -18,6 +18,8 @@ struct summary {
   std::uint64_t kernels_seen = 0;                    // every launch handed to acs
   std::array<std::uint64_t, reason_count> passed{};  // of those, passed through, per reason
   scheduler_stats scheduler;                         // summed over devices
+  std::uint64_t functions_ptx = 0;                   // kernel functions whose PTX narrowed their writes
+  std::uint64_t functions_no_ptx = 0;                // kernel functions read without usable PTX
   unsigned devices = 0;                              // schedulers created
 };
 
@@ -29,6 +31,8 @@ inline std::atomic<bool> counting{false};
 struct counters {
   std::atomic<std::uint64_t> kernels_seen{0};
   std::array<std::atomic<std::uint64_t>, reason_count> passed{};
+  std::atomic<std::uint64_t> functions_ptx{0};
+  std::atomic<std::uint64_t> functions_no_ptx{0};
 };
 counters& global() noexcept;
 }  // namespace detail
@@ -44,6 +48,13 @@ inline void count_pass(pass_reason why) noexcept {
   const auto i = static_cast<std::size_t>(why);
   if (detail::counting.load(std::memory_order_relaxed) && i < reason_count)
     detail::global().passed[i].fetch_add(1, std::memory_order_relaxed);
+}
+
+/// @brief Counts a kernel function whose parameter layout was read, with or without
+/// usable PTX (once per function; only while ACS_STATS=1).
+inline void count_function(bool ptx) noexcept {
+  if (detail::counting.load(std::memory_order_relaxed))
+    (ptx ? detail::global().functions_ptx : detail::global().functions_no_ptx).fetch_add(1, std::memory_order_relaxed);
 }
 
 /// @brief Where the schedulers' counters come from (set by the runtime).

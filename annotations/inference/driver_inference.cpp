@@ -2,7 +2,11 @@
 
 #include <array>
 
+#include "config.hpp"
+#include "loaded_code.hpp"
+#include "log.hpp"
 #include "runtime_driver.hpp"
+#include "stats.hpp"
 
 namespace acs::inference {
 
@@ -17,13 +21,19 @@ class driver_layout_reader final : public layout_reader {
     const auto f = static_cast<CUfunction>(const_cast<void*>(function));
     if (cuda->cuFuncGetParamInfo_ != nullptr && read_with(cuda->cuFuncGetParamInfo_, f, out)) {
       const char* name = nullptr;
-      if (cuda->cuFuncGetName_ != nullptr && cuda->cuFuncGetName_(&name, f) == CUDA_SUCCESS) add_kinds(name, out);
+      if (cuda->cuFuncGetName_ != nullptr && cuda->cuFuncGetName_(&name, f) == CUDA_SUCCESS) {
+        add_kinds(name, out);
+        add_writes(*cuda, owner_of_function(*cuda, f, name), name, out);
+      }
       return true;
     }
     const auto k = static_cast<CUkernel>(const_cast<void*>(function));
     if (cuda->cuKernelGetParamInfo_ == nullptr || !read_with(cuda->cuKernelGetParamInfo_, k, out)) return false;
     const char* name = nullptr;
-    if (cuda->cuKernelGetName_ != nullptr && cuda->cuKernelGetName_(&name, k) == CUDA_SUCCESS) add_kinds(name, out);
+    if (cuda->cuKernelGetName_ != nullptr && cuda->cuKernelGetName_(&name, k) == CUDA_SUCCESS) {
+      add_kinds(name, out);
+      add_writes(*cuda, owner_of_kernel(*cuda, k, name), name, out);
+    }
     return true;
   }
 
@@ -34,6 +44,67 @@ class driver_layout_reader final : public layout_reader {
     const auto kinds = kernel_parameters(name);
     if (!kinds || kinds->size() != out.size()) return;
     for (std::size_t i = 0; i < out.size(); ++i) out[i].kind = (*kinds)[i];
+  }
+
+  // The module or library the function was loaded from, among those acs saw loaded.
+  static const void* owner_of_function(const driver::table& cuda, CUfunction f, const char* name) {
+    CUmodule module = nullptr;
+    if (cuda.cuFuncGetModule_ == nullptr || cuda.cuFuncGetModule_(&module, f) != CUDA_SUCCESS) module = nullptr;
+    if (module != nullptr)
+      if (const void* owner = process_code().owner_of_module(module)) return owner;
+    // A library's kernel, loaded into this context: the library that has a kernel of
+    // this name whose function here is `f`. Its module's other functions then resolve at once.
+    if (cuda.cuLibraryGetKernel_ == nullptr || cuda.cuKernelGetFunction_ == nullptr) return nullptr;
+    for (const void* library : process_code().libraries()) {
+      CUkernel k = nullptr;
+      CUfunction g = nullptr;
+      if (cuda.cuLibraryGetKernel_(&k, static_cast<CUlibrary>(const_cast<void*>(library)), name) == CUDA_SUCCESS &&
+          cuda.cuKernelGetFunction_(&g, k) == CUDA_SUCCESS && g == f) {
+        if (module != nullptr) process_code().found_in(module, library);
+        return library;
+      }
+    }
+    return nullptr;
+  }
+
+  static const void* owner_of_kernel(const driver::table& cuda, CUkernel k, const char* name) {
+    CUlibrary library = nullptr;
+    if (cuda.cuKernelGetLibrary_ != nullptr && cuda.cuKernelGetLibrary_(&library, k) == CUDA_SUCCESS)
+      return library;
+    if (cuda.cuLibraryGetKernel_ == nullptr) return nullptr;
+    for (const void* candidate : process_code().libraries()) {
+      CUkernel other = nullptr;
+      if (cuda.cuLibraryGetKernel_(&other, static_cast<CUlibrary>(const_cast<void*>(candidate)), name) ==
+              CUDA_SUCCESS &&
+          other == k)
+        return candidate;
+    }
+    return nullptr;
+  }
+
+  // What the kernel's PTX says it writes through (loaded_code.hpp), for the device
+  // of the current context. Used only when its parameters match the driver's layout.
+  static void add_writes(const driver::table& cuda, const void* owner, const char* name, param_layout& out) {
+    if (!settings().read_ptx) return;
+    if (owner == nullptr) {
+      stats::count_function(false);
+      return;
+    }
+    CUdevice device = 0;
+    int major = 0, minor = 0;
+    if (cuda.cuCtxGetDevice_(&device) != CUDA_SUCCESS || cuda.cuDeviceGetAttribute_ == nullptr ||
+        cuda.cuDeviceGetAttribute_(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS ||
+        cuda.cuDeviceGetAttribute_(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) != CUDA_SUCCESS)
+      return;
+    const auto writes = process_code().writes(owner, name, static_cast<std::uint32_t>(major * 10 + minor));
+    const bool usable = writes != nullptr && apply_writes(*writes, out);
+    stats::count_function(usable);
+    if (!usable) {
+      ACS_LOG_DEBUG("kernel {}: no usable PTX, every pointer argument counts as written", name);
+      return;
+    }
+    ACS_LOG_DEBUG("kernel {}: PTX read, {} parameter words written through{}", name, writes->written_words.size(),
+                  writes->writes_globals ? ", and __device__ variables" : "");
   }
 
  private:

@@ -99,6 +99,7 @@ const char* to_string(inference_result r) noexcept {
     case inference_result::unknown_pointer: return "argument points into memory acs did not see allocated";
     case inference_result::no_allocation: return "no argument points into a known allocation";
     case inference_result::indirect: return "a parameter reaches memory through device-side pointers";
+    case inference_result::global_writes: return "the kernel writes __device__ variables";
   }
   return "unknown";
 }
@@ -115,9 +116,11 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
     const allocation_map::reader map(allocations);
     status = for_each_word(layout, params, extra, [&](const argument_word& w) {
       // Without a layout, `param` is a word index: no signature applies.
-      const param_kind kind = layout != nullptr ? (*layout)[w.param].kind : param_kind::value;
+      const param_info* p = layout != nullptr ? &(*layout)[w.param] : nullptr;
+      const param_kind kind = p != nullptr ? p->kind : param_kind::value;
       indirect |= kind == param_kind::indirect;
-      const bool written = !(trust_const && kind == param_kind::const_pointer);
+      const bool written =
+          !(trust_const && kind == param_kind::const_pointer) && (p == nullptr || p->may_write_at(w.offset));
       if (const auto r = map.find(w.value)) {
         add_allocation(out, *r, written);
         return;
@@ -131,6 +134,8 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
   }
   inference_result result = as_result(status);
   if (result == inference_result::inferred && indirect) result = inference_result::indirect;
+  if (result == inference_result::inferred && layout != nullptr && layout->writes_globals)
+    result = inference_result::global_writes;
   if (result == inference_result::inferred && unseen) result = inference_result::unknown_pointer;
   // Nothing written that acs can see (no argument in a known allocation, or only
   // pointer-to-const ones): what the kernel changes is invisible.

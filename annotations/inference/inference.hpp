@@ -4,13 +4,16 @@
 // Rule. Every 8-byte-aligned word of the arguments (pointer parameters, and the
 // aligned words inside larger struct parameters) is looked up in the allocation
 // map. A word inside a known allocation makes that whole allocation read and
-// written. The footprint is the union of those allocations, unless one of these
+// written; only read when the kernel's PTX shows that no address it writes
+// through is derived from that word (param_info::written_words, ptx_writes.hpp).
+// The footprint is the union of those allocations, unless one of these
 // makes it unknown, and then the kernel conflicts with everything:
 //  * the parameter layout cannot be read, or `extra` cannot be parsed;
 //  * a word is pointer-looking (below) and points into no known allocation;
-//  * no word points into a known allocation: whatever the kernel changes
-//    (__device__ variables, memory reached through device-side pointer tables)
-//    is invisible from its arguments.
+//  * no word points into a known allocation that is written: whatever the kernel
+//    changes (__device__ variables, memory reached through device-side pointer
+//    tables) is invisible from its arguments;
+//  * the kernel's PTX writes __device__ variables.
 //
 // Pointer-looking. A word outside every known allocation is a pointer when
 //  * it is a plausible user-space address: in [64 KiB, 2^57). Linux never maps
@@ -27,7 +30,7 @@
 // structs), pointer arithmetic that lands inside another allocation, and pointers
 // to pageable host memory on systems where kernels may use it (HMM/ATS) when the
 // driver does not report it. __device__ variables are covered only in kernels
-// without any known pointer argument.
+// without a written pointer argument, or whose PTX acs could read.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -80,6 +83,7 @@ enum class inference_result : std::uint8_t {
   unknown_pointer,  // a pointer into memory acs did not see allocated
   no_allocation,    // no argument points into a known allocation
   indirect,         // a parameter reaches memory through device-side pointers (T**)
+  global_writes,    // the kernel's PTX writes module-scope variables (__device__)
 };
 
 const char* to_string(inference_result r) noexcept;

@@ -18,11 +18,24 @@ struct param_info {
   std::uint32_t offset = 0;  // in the device-side parameter buffer
   std::uint32_t size = 0;
   param_kind kind = param_kind::value;  // from the kernel's C++ signature, when known
+  // Bit i: the kernel may write through the value of the parameter's 8-byte word i
+  // (its PTX, ptx_writes.hpp). Words past 64 always may.
+  std::uint64_t written_words = ~std::uint64_t{0};
 
   friend bool operator==(const param_info&, const param_info&) = default;
+
+  /// @brief Whether the kernel may write through the word at `offset` in the parameter buffer.
+  bool may_write_at(std::uint32_t buffer_offset) const noexcept {
+    const std::uint32_t word = (buffer_offset - offset) / 8;
+    return word >= 64 || ((written_words >> word) & 1u) != 0;
+  }
 };
 
-using param_layout = std::vector<param_info>;
+struct param_layout : std::vector<param_info> {
+  using std::vector<param_info>::vector;
+  // The kernel's PTX writes module-scope __device__ variables: memory no argument shows.
+  bool writes_globals = false;
+};
 
 // The kernel parameter buffer is at most 32764 bytes (CUDA 12.1+, Volta+).
 inline constexpr std::uint32_t max_param_bytes = 32764;

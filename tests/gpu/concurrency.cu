@@ -5,6 +5,11 @@
 //                                                  fan-in kernel reading all outputs
 //   concurrency chain [--length=12] [--min-us=100]  a chain where each kernel reads what the
 //                                                  previous one wrote
+//   concurrency shared_input [--width=16] [--min-us=100]
+//                                                  a fan-out of kernels that all read one input
+//                                                  buffer (each writes its own), then one kernel
+//                                                  that overwrites that input: only the PTX of
+//                                                  timed_rmw shows that r0 is never written
 //
 // Every kernel stamps its first start and last end with %globaltimer into a
 // buffer of its own (separate allocations, so the stamps add no conflicts).
@@ -151,6 +156,22 @@ int main(int argc, char** argv) {
     ACS_CHECK(cudaStreamSynchronize(s));
     for (int k = 0; k < width; ++k) acs_test::print_device_words(("w" + std::to_string(k)).c_str(), bufs[k], n);
     acs_test::print_device_words("fan-in", out, n);
+  } else if (scenario == "shared_input") {
+    const int width = std::clamp(static_cast<int>(acs_test::arg_long(argc, argv, "--width", 16)), 2, max_width);
+    uint32_t* input = new_buffer(7u);
+    for (int k = 0; k < width; ++k) bufs.push_back(new_buffer(100u + static_cast<uint32_t>(k)));
+    for (int k = 0; k <= width; ++k) stamps.push_back(new_stamp());
+    ACS_CHECK(cudaDeviceSynchronize());
+    std::printf("shared_input width=%d\n", width);
+    for (int k = 0; k < width; ++k)
+      timed_rmw<<<grid, block, 0, s>>>(bufs[k], input, nullptr, 1000u + static_cast<uint32_t>(k), 200, min_ns,
+                                       stamps[k]);
+    // Overwrites what every reader above reads: must wait for all of them (write after read).
+    timed_rmw<<<grid, block, 0, s>>>(input, bufs[0], bufs[width - 1], 3000u, 200, 0, stamps[width]);
+    ACS_CHECK(cudaGetLastError());
+    ACS_CHECK(cudaStreamSynchronize(s));
+    for (int k = 0; k < width; ++k) acs_test::print_device_words(("w" + std::to_string(k)).c_str(), bufs[k], n);
+    acs_test::print_device_words("input", input, n);
   } else if (scenario == "chain") {
     const int length = static_cast<int>(acs_test::arg_long(argc, argv, "--length", 12));
     uint32_t *a = new_buffer(1), *b = new_buffer(2);

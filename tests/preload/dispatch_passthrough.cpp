@@ -24,6 +24,7 @@ bool active() noexcept { return false; }
 void teardown_begins() noexcept {}
 void context_destroyed(CUcontext) noexcept {}
 void device_reset(CUdevice) noexcept {}
-void modules_unloaded() noexcept {}
+void modules_unloaded(const void*) noexcept {}
+void code_loaded(const void*, bool, const void*) noexcept {}
 
 }  // namespace acs

@@ -107,7 +107,18 @@ void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept {
 void teardown_begins() noexcept {}
 void context_destroyed(CUcontext) noexcept {}
 void device_reset(CUdevice) noexcept {}
-void modules_unloaded() noexcept {}
+void modules_unloaded(const void* handle) noexcept {
+  recorded_event e = event(recorded::unloaded);
+  e.address = reinterpret_cast<std::uint64_t>(handle);
+  record(e);
+}
+void code_loaded(const void* handle, bool library, const void* image) noexcept {
+  recorded_event e = event(recorded::code_loaded);
+  e.address = reinterpret_cast<std::uint64_t>(handle);
+  e.bytes = reinterpret_cast<std::uint64_t>(image);
+  e.detail = library ? 1 : 0;
+  record(e);
+}
 void memory_freed(CUdeviceptr base) noexcept {
   recorded_event e = event(recorded::freed);
   e.address = base;

@@ -16,6 +16,8 @@ enum class recorded : int {
   capture_ended,
   allocated,
   freed,
+  code_loaded,          // address: the module or library handle, bytes: the image, detail: library
+  unloaded,             // address: the handle
 };
 
 struct recorded_event {

@@ -327,6 +327,29 @@ TEST_F(Interposition, AllocationsAndFreesAreReported) {
   EXPECT_EQ(e[3].address, p);
 }
 
+TEST_F(Interposition, CodeLoadsAndUnloadsAreReportedWithTheirHandles) {
+  static const char image[] = "an image";
+  CUmodule m = nullptr;
+  ASSERT_EQ(proc<PFN_cuModuleLoadData_v2000>("cuModuleLoadData", 12000)(&m, image), CUDA_SUCCESS);
+  CUlibrary l = nullptr;
+  auto load_library = proc<PFN_cuLibraryLoadData_v12000>("cuLibraryLoadData", 12000);
+  ASSERT_EQ(load_library(&l, image, nullptr, nullptr, 0, nullptr, nullptr, 0), CUDA_SUCCESS);
+  // A failed load reports nothing, and its error comes back unchanged.
+  EXPECT_EQ(load_library(&l, "bad", nullptr, nullptr, 0, nullptr, nullptr, 0), CUDA_ERROR_INVALID_IMAGE);
+  ASSERT_EQ(proc<PFN_cuLibraryUnload_v12000>("cuLibraryUnload", 12000)(l), CUDA_SUCCESS);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0].what, recorded::code_loaded);
+  EXPECT_EQ(e[0].address, 0x11u);
+  EXPECT_EQ(e[0].bytes, reinterpret_cast<std::uint64_t>(image));
+  EXPECT_EQ(e[0].detail, 0);
+  EXPECT_EQ(e[1].what, recorded::code_loaded);
+  EXPECT_EQ(e[1].address, 0x12u);
+  EXPECT_EQ(e[1].detail, 1);
+  EXPECT_EQ(e[2].what, recorded::unloaded);
+  EXPECT_EQ(e[2].address, 0x12u);
+}
+
 TEST_F(Interposition, GraphUploadIsABarrierOnlyWhenRequested) {
   auto instantiate = proc<PFN_cuGraphInstantiateWithParams_v12000>("cuGraphInstantiateWithParams", 12000);
   CUgraphExec exec = nullptr;

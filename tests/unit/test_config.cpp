@@ -29,6 +29,7 @@ std::string setting(const config& c, const std::string& variable) {
   if (variable == "ACS_DISABLE") return c.disable ? "1" : "0";
   if (variable == "ACS_STATS") return c.stats ? "1" : "0";
   if (variable == "ACS_CHECK") return c.check ? "1" : "0";
+  if (variable == "ACS_PTX") return c.read_ptx ? "1" : "0";
   if (variable == "ACS_LOG_LEVEL") return std::string(to_string(c.log));
   if (variable == "ACS_INFER") return c.infer == infer_mode::alloc ? "alloc" : "off";
   if (variable == "ACS_JOIN") return c.eager_join ? "eager" : "lazy";
@@ -50,6 +51,7 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_EQ(c.log, log_level::warn);
   EXPECT_FALSE(c.stats);
   EXPECT_EQ(c.infer, infer_mode::alloc);
+  EXPECT_TRUE(c.read_ptx);
   EXPECT_FALSE(c.eager_join);
   EXPECT_EQ(c.merge, chain_merge::adaptive);
   EXPECT_FALSE(c.check);
@@ -64,6 +66,7 @@ TEST(config, valid_values_are_taken) {
                           {"ACS_LOG_LEVEL", "debug"},
                           {"ACS_STATS", "1"},
                           {"ACS_INFER", "off"},
+                          {"ACS_PTX", "off"},
                           {"ACS_JOIN", "Eager"},
                           {"ACS_MERGE", " Never"},
                           {"ACS_CHECK", "1"},
@@ -77,6 +80,7 @@ TEST(config, valid_values_are_taken) {
   EXPECT_EQ(c.log, log_level::debug);
   EXPECT_TRUE(c.stats);
   EXPECT_EQ(c.infer, infer_mode::off);
+  EXPECT_FALSE(c.read_ptx);
   EXPECT_TRUE(c.eager_join);
   EXPECT_EQ(c.merge, chain_merge::never);
   EXPECT_TRUE(c.check);
@@ -173,7 +177,8 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_CHECK", "x", "0"}, rejected{"ACS_LOG_LEVEL", "loud", "warn"},
                     rejected{"ACS_LOG_LEVEL", "3", "warn"}, rejected{"ACS_INFER", "always", "alloc"},
                     rejected{"ACS_INFER", "on", "alloc"}, rejected{"ACS_JOIN", "early", "lazy"},
-                    rejected{"ACS_JOIN", "1", "lazy"}, rejected{"ACS_MERGE", "sometimes", "adaptive"}),
+                    rejected{"ACS_JOIN", "1", "lazy"}, rejected{"ACS_MERGE", "sometimes", "adaptive"},
+                    rejected{"ACS_PTX", "maybe", "1"}),
     case_name);
 
 INSTANTIATE_TEST_SUITE_P(

@@ -60,6 +60,49 @@ TEST_F(inference_test, pointer_arguments_make_their_whole_allocations_read_and_w
   EXPECT_EQ(probe.calls, 0);
 }
 
+// What the kernel's PTX showed (param_info::written_words): x never written through.
+TEST_F(inference_test, words_the_ptx_never_writes_through_make_allocations_read_only) {
+  param_layout layout{{0, 8}, {8, 8}, {16, 4}};
+  layout[0].written_words = 0;
+  address x = alloc_a, y = alloc_b;
+  int n = 1;
+  void* params[] = {&x, &y, &n};
+  ASSERT_EQ(run(&layout, params), inference_result::inferred);
+  EXPECT_EQ(out.reads, (std::vector<byte_range>{range_a, range_b}));
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_b}));
+  // The same allocation reached through a written word as well: written.
+  y = alloc_a + 64;
+  ASSERT_EQ(run(&layout, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
+}
+
+TEST_F(inference_test, written_words_are_per_word_inside_struct_parameters) {
+  // struct { float* out; const float* in; } as one 16-byte parameter: only word 0 written.
+  param_layout layout{{0, 16}};
+  layout[0].written_words = 0b01;
+  address words[2] = {alloc_b, alloc_a};
+  void* params[] = {words};
+  ASSERT_EQ(run(&layout, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_b}));
+  EXPECT_EQ(out.reads, (std::vector<byte_range>{range_b, range_a}));
+  layout[0].written_words = 0b10;
+  ASSERT_EQ(run(&layout, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
+}
+
+TEST_F(inference_test, nothing_written_through_arguments_or_device_variables_written_is_everything) {
+  param_layout layout{{0, 8}, {8, 8}};
+  layout[0].written_words = layout[1].written_words = 0;
+  address x = alloc_a, y = alloc_b;
+  void* params[] = {&x, &y};
+  EXPECT_EQ(run(&layout, params), inference_result::no_allocation);
+  EXPECT_TRUE(is_everything(out));
+  layout[1].written_words = 1;
+  layout.writes_globals = true;
+  EXPECT_EQ(run(&layout, params), inference_result::global_writes);
+  EXPECT_TRUE(is_everything(out));
+}
+
 // axpy-like with a signature: (float const* x, float* y, int n)
 const param_layout const_then_mutable{{0, 8, param_kind::const_pointer}, {8, 8, param_kind::pointer}, {16, 4}};
 

@@ -150,6 +150,24 @@ CUresult cuGraphInstantiateWithParams(CUgraphExec* e, CUgraph, CUDA_GRAPH_INSTAN
   *e = nullptr;
   return CUDA_SUCCESS;
 }
+// Loads succeed with handle 0x10 + n, except for the image "bad".
+CUresult cuModuleLoadData(CUmodule* m, const void* image) {
+  log("cuModuleLoadData");
+  if (std::strcmp(static_cast<const char*>(image), "bad") == 0) return CUDA_ERROR_INVALID_IMAGE;
+  *m = reinterpret_cast<CUmodule>(0x11);
+  return CUDA_SUCCESS;
+}
+CUresult cuLibraryLoadData(CUlibrary* l, const void* image, CUjit_option*, void**, unsigned, CUlibraryOption*,
+                           void**, unsigned) {
+  log("cuLibraryLoadData");
+  if (std::strcmp(static_cast<const char*>(image), "bad") == 0) return CUDA_ERROR_INVALID_IMAGE;
+  *l = reinterpret_cast<CUlibrary>(0x12);
+  return CUDA_SUCCESS;
+}
+CUresult cuLibraryUnload(CUlibrary) {
+  log("cuLibraryUnload");
+  return CUDA_SUCCESS;
+}
 // Exported by the real driver under a cu name, but in no table of acs's.
 CUresult cuFakeUnlisted(CUstream s) {
   log("cuFakeUnlisted", s);
@@ -194,6 +212,9 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint
       {"cuCtxGetCurrent", 4000, reinterpret_cast<void*>(&cuCtxGetCurrent), nullptr},
       {"cuKernelGetFunction", 12000, reinterpret_cast<void*>(&cuKernelGetFunction), nullptr},
       {"cuGraphInstantiateWithParams", 12000, reinterpret_cast<void*>(&cuGraphInstantiateWithParams), nullptr},
+      {"cuModuleLoadData", 2000, reinterpret_cast<void*>(&cuModuleLoadData), nullptr},
+      {"cuLibraryLoadData", 12000, reinterpret_cast<void*>(&cuLibraryLoadData), nullptr},
+      {"cuLibraryUnload", 12000, reinterpret_cast<void*>(&cuLibraryUnload), nullptr},
       {"cuFakeUnlisted", 1000, reinterpret_cast<void*>(&cuFakeUnlisted), nullptr},
       {"cuGetProcAddress", 12000, reinterpret_cast<void*>(&cuGetProcAddress_v2), nullptr},
       {"cuGetProcAddress", 11030, reinterpret_cast<void*>(&cuGetProcAddress), nullptr},

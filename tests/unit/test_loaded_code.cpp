@@ -1,0 +1,163 @@
+// Loaded code images (loaded_code.hpp): recording, analysing on demand, and how an
+// analysis narrows a parameter layout. Uses the fatbins of tests/data/fatbin
+// (kernels.cu there): axpy(const float* x, float* y, float a, int n),
+// copy_pair({float* out; const float* in; int n}), count(const float* x, int n)
+// which increments a __device__ counter.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "fatbin.hpp"
+#include "loaded_code.hpp"
+
+namespace acs::inference {
+namespace {
+
+constexpr const char* axpy = "_Z4axpyPKfPffi";
+constexpr const char* copy_pair = "_Z9copy_pair9pair_args";
+constexpr const char* count = "_Z5countPKfi";
+
+std::vector<char> data_file(const std::string& name) {
+  std::ifstream in(std::string(ACS_TEST_DATA_DIR) + "/fatbin/" + name, std::ios::binary);
+  EXPECT_TRUE(in.good()) << name;
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  bytes.push_back('\0');  // PTX text images are NUL-terminated
+  return bytes;
+}
+
+int module_a, module_b, library_a;  // stand-ins for handles
+
+TEST(loaded_code, a_heap_image_is_copied_and_analysed_on_demand) {
+  loaded_code code;
+  {
+    auto image = data_file("sm90.fatbin");
+    code.loaded(&module_a, code_handle_kind::module, image.data());
+    std::memset(image.data(), 0, image.size());  // the application may free its image once loaded
+  }
+  ASSERT_TRUE(code.knows(&module_a));
+  const auto w = code.writes(&module_a, axpy, 90);
+  ASSERT_NE(w, nullptr);
+  EXPECT_FALSE(w->may_write(0, 0));  // x
+  EXPECT_TRUE(w->may_write(1, 0));   // y
+  EXPECT_FALSE(w->writes_globals);
+  const auto pair = code.writes(&module_a, copy_pair, 90);
+  ASSERT_NE(pair, nullptr);
+  EXPECT_TRUE(pair->may_write(0, 0));   // out
+  EXPECT_FALSE(pair->may_write(0, 8));  // in
+  const auto c = code.writes(&module_a, count, 90);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->writes_globals);
+  EXPECT_EQ(code.writes(&module_a, "_Z7missingv", 90), nullptr);
+}
+
+TEST(loaded_code, no_ptx_for_the_device_means_no_analysis) {
+  loaded_code code;
+  const auto image = data_file("sm90.fatbin");
+  code.loaded(&module_a, code_handle_kind::module, image.data());
+  EXPECT_EQ(code.writes(&module_a, axpy, 75), nullptr);
+  EXPECT_NE(code.writes(&module_a, axpy, 90), nullptr);
+}
+
+TEST(loaded_code, ptx_text_images_and_unloads) {
+  loaded_code code;
+  const auto ptx = data_file("sm90.ptx");
+  code.loaded(&module_b, code_handle_kind::module, ptx.data());
+  ASSERT_NE(code.writes(&module_b, axpy, 90), nullptr);
+  code.unloaded(&module_b);
+  EXPECT_FALSE(code.knows(&module_b));
+  EXPECT_EQ(code.writes(&module_b, axpy, 90), nullptr);
+}
+
+TEST(loaded_code, a_cubin_replaces_an_older_image_under_the_same_handle) {
+  loaded_code code;
+  const auto ptx = data_file("sm90.ptx");
+  code.loaded(&module_a, code_handle_kind::module, ptx.data());
+  const char cubin[] = "\x7f" "ELF\x02\x01\x01\x41";
+  code.loaded(&module_a, code_handle_kind::module, cubin);
+  EXPECT_FALSE(code.knows(&module_a));
+}
+
+TEST(loaded_code, modules_found_in_a_library_resolve_until_it_is_unloaded) {
+  loaded_code code;
+  const auto ptx = data_file("sm90.ptx");
+  code.loaded(&library_a, code_handle_kind::library, ptx.data());
+  EXPECT_EQ(code.owner_of_module(&module_a), nullptr);
+  code.found_in(&module_a, &library_a);
+  EXPECT_EQ(code.owner_of_module(&module_a), &library_a);
+  EXPECT_EQ(code.owner_of_module(&library_a), &library_a);
+  code.unloaded(&library_a);
+  EXPECT_EQ(code.owner_of_module(&module_a), nullptr);
+  code.found_in(&module_a, &library_a);  // not a recorded library: ignored
+  EXPECT_EQ(code.owner_of_module(&module_a), nullptr);
+}
+
+TEST(loaded_code, libraries_newest_first) {
+  loaded_code code;
+  const auto ptx = data_file("sm90.ptx");
+  code.loaded(&library_a, code_handle_kind::library, ptx.data());
+  code.loaded(&module_a, code_handle_kind::module, ptx.data());
+  code.loaded(&module_b, code_handle_kind::library, ptx.data());
+  EXPECT_EQ(code.libraries(), (std::vector<const void*>{&module_b, &library_a}));
+}
+
+TEST(loaded_code, an_analysis_narrows_a_matching_layout_only) {
+  kernel_writes w;
+  w.name = axpy;
+  w.param_bytes = {8, 8, 4, 4};
+  w.written_words = {{1, 0}};
+  param_layout layout{{0, 8}, {8, 8}, {16, 4}, {20, 4}};
+  ASSERT_TRUE(apply_writes(w, layout));
+  EXPECT_FALSE(layout[0].may_write_at(0));
+  EXPECT_TRUE(layout[1].may_write_at(8));
+  EXPECT_FALSE(layout.writes_globals);
+  param_layout other{{0, 8}, {8, 8}, {16, 8}};
+  EXPECT_FALSE(apply_writes(w, other));
+  EXPECT_TRUE(other[0].may_write_at(0));
+  // Words past the 64 a mask holds always count as written.
+  kernel_writes big;
+  big.param_bytes = {1024};
+  param_layout large{{0, 1024}};
+  ASSERT_TRUE(apply_writes(big, large));
+  EXPECT_FALSE(large[0].may_write_at(8 * 63));
+  EXPECT_TRUE(large[0].may_write_at(8 * 64));
+}
+
+TEST(loaded_code, device_variables_written_by_name_make_the_kernel_write_unseen_memory) {
+  kernel_writes w;
+  w.param_bytes = {8};
+  w.writes_globals = true;
+  w.written_globals = {"counter"};
+  param_layout layout{{0, 8}};
+  ASSERT_TRUE(apply_writes(w, layout));
+  EXPECT_TRUE(layout.writes_globals);
+  // Writes through pointers read from memory: every word written, as without the PTX.
+  kernel_writes indirect;
+  indirect.param_bytes = {8};
+  indirect.written_words = {{0, 0}};
+  indirect.writes_globals = indirect.writes_indirect = true;
+  param_layout other{{0, 8}};
+  ASSERT_TRUE(apply_writes(indirect, other));
+  EXPECT_FALSE(other.writes_globals);
+  EXPECT_TRUE(other[0].may_write_at(0));
+}
+
+TEST(loaded_code, merging_two_analyses_keeps_every_write) {
+  kernel_writes a, b;
+  a.param_bytes = b.param_bytes = {8, 8};
+  a.written_words = {{0, 0}};
+  b.written_words = {{1, 0}};
+  b.writes_globals = true;
+  const auto m = merge_writes(a, b);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->written_words, (std::vector<std::pair<std::uint32_t, std::uint32_t>>{{0, 0}, {1, 0}}));
+  EXPECT_TRUE(m->writes_globals);
+  b.param_bytes = {8};
+  EXPECT_EQ(merge_writes(a, b), nullptr);
+}
+
+}  // namespace
+}  // namespace acs::inference
