@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # A/B of one acs setting on the synthetic long-kernel DAGs (GPU machine): for each round and
 # shape, the plain serial and oracle variants, then the serial program under the preload
-# (ACS_INFER=const) once per value, interleaved so that drift hits every value alike.
+# (ACS_INFER=$INFER, default alloc) once per value, interleaved so that drift hits every value alike.
 # Prints, per shape and value, the median over rounds of each run's median time and the
 # share of the oracle's gain.
 #   scripts/ab_setting.sh VARIABLE "VALUE1 VALUE2 ..." [ROUNDS]      e.g. ACS_MERGE "never adaptive" 3
-# Environment: BUILD (default build-ab), SHAPES (default "wide layered random"), KERNEL_US (30).
+# Environment: BUILD (default build-ab), SHAPES (default "wide layered random"), KERNEL_US (30),
+# INFER (the ACS_INFER of every run, default alloc).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 var=$1 values=$2 rounds=${3:-3}
@@ -23,7 +24,7 @@ for ((r = 0; r < rounds; r++)); do
   for shape in $shapes; do
     "$bin" --workload "$shape" "${common[@]}" --variants serial,oracle --csv "$out/plain.csv" >/dev/null 2>&1
     for v in $values; do
-      env LD_PRELOAD="$lib" ACS_INFER=const "$var=$v" "$bin" --workload "$shape" "${common[@]}" \
+      env LD_PRELOAD="$lib" ACS_INFER="${INFER:-alloc}" "$var=$v" "$bin" --workload "$shape" "${common[@]}" \
         --variants serial --csv "$out/$v.csv" >/dev/null 2>&1
     done
   done
