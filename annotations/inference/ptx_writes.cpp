@@ -325,7 +325,7 @@ std::vector<std::string_view> declared_names(const std::vector<token>& t, std::s
   return names;
 }
 
-struct param_info {
+struct ptx_param {
   std::string_view name;
   std::uint32_t bytes = 0;
 };
@@ -333,10 +333,10 @@ struct param_info {
 constexpr std::uint32_t max_param_bytes = 1u << 16;  // PTX allows 32764 bytes of kernel parameters
 
 // One kernel parameter declaration, tokens [b, e) starting at .param; nullopt if not understood.
-std::optional<param_info> parse_param(const std::vector<token>& t, std::size_t b, std::size_t e) {
+std::optional<ptx_param> parse_param(const std::vector<token>& t, std::size_t b, std::size_t e) {
   if (b >= e || !t[b].is(".param")) return std::nullopt;
   std::uint64_t elem = 0, vec = 1, dims = 1;
-  param_info p;
+  ptx_param p;
   for (std::size_t i = b + 1; i < e; ++i) {
     const token& x = t[i];
     if (x.is(".align")) {
@@ -425,7 +425,7 @@ op_class classify(std::string_view op) {
 
 class entry_analysis {
  public:
-  entry_analysis(const module_state& mod, std::vector<param_info> params, std::vector<token> body)
+  entry_analysis(const module_state& mod, std::vector<ptx_param> params, std::vector<token> body)
       : mod_(mod), params_(std::move(params)), body_(std::move(body)) {
     if (params_.size() >= (1u << lbl::word_bits) || mod_.globals.size() > lbl::max_payload) fail();
     for (std::uint32_t i = 0; i < params_.size(); ++i)
@@ -970,7 +970,7 @@ class entry_analysis {
   }
 
   const module_state& mod_;
-  std::vector<param_info> params_;
+  std::vector<ptx_param> params_;
   std::vector<token> body_;
   std::unordered_map<std::string_view, std::uint32_t> param_index_;
   std::vector<bool> escaped_;
@@ -1061,7 +1061,7 @@ step parse_entry(token_stream& s, module_state& mod, std::vector<kernel_writes>&
   if (!name.name()) return step::bad;
   mod.declare(name.text, sym_kind::function, true);
   bool ok = true;
-  std::vector<param_info> params;
+  std::vector<ptx_param> params;
   if (s.peek().is('(')) {
     s.take();
     std::vector<token> toks;
