@@ -300,8 +300,9 @@ void modules_unloaded(const void* handle) noexcept {
   }
 }
 
+// Often nested in another entry point (the runtime loads its modules lazily): it only
+// records the image, and starts nothing (no tracing, no driver call).
 void code_loaded(const void* handle, bool library, const void* image) noexcept {
-  runtime_started();
   if (!active() || !settings().read_ptx) return;
   try {
     inference::process_code().loaded(
