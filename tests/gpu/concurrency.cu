@@ -5,6 +5,10 @@
 //                                                  fan-in kernel reading all outputs
 //   concurrency chain [--length=12] [--min-us=100]  a chain where each kernel reads what the
 //                                                  previous one wrote
+//   concurrency device_variable [--min-us=100]     a kernel that publishes a value in a __device__
+//                                                  variable after --min-us, then one that reads
+//                                                  it (and shares no buffer with the first): its
+//                                                  PTX shows the write, so acs orders them
 //   concurrency shared_input [--width=16] [--min-us=100]
 //                                                  a fan-out of kernels that all read one input
 //                                                  buffer (each writes its own), then one kernel
@@ -66,6 +70,31 @@ __global__ void fan_in(uint32_t* out, fan_in_args a, stamp_t* stamp) {
   uint32_t acc = out[i];
   for (int k = 0; k < a.count; ++k) acc = acs_test::mix32(acc ^ a.in[k][i]);
   out[i] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) atomicMax(&stamp[1], acs_test::global_ns());
+}
+
+__device__ uint32_t published;
+
+// w[i] = r[i] + salt, then, once the kernel has lasted min_ns, `published` = salt.
+__global__ void publish(uint32_t* w, const uint32_t* r, uint32_t salt, stamp_t min_ns, stamp_t* stamp) {
+  const stamp_t t0 = acs_test::global_ns();
+  if (threadIdx.x == 0 && blockIdx.x == 0) atomicMin(&stamp[0], t0);
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  w[i] = r[i] + salt;
+  while (acs_test::global_ns() - t0 < min_ns) {
+  }
+  if (i == 0) {
+    published = salt;
+    atomicMax(&stamp[1], acs_test::global_ns());
+  }
+}
+
+// Reads `published`, which no argument shows.
+__global__ void consume(uint32_t* w, const uint32_t* r, stamp_t* stamp) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) atomicMin(&stamp[0], acs_test::global_ns());
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  w[i] = acs_test::mix32(r[i] ^ published);
   __syncthreads();
   if (threadIdx.x == 0) atomicMax(&stamp[1], acs_test::global_ns());
 }
@@ -156,6 +185,19 @@ int main(int argc, char** argv) {
     ACS_CHECK(cudaStreamSynchronize(s));
     for (int k = 0; k < width; ++k) acs_test::print_device_words(("w" + std::to_string(k)).c_str(), bufs[k], n);
     acs_test::print_device_words("fan-in", out, n);
+  } else if (scenario == "device_variable") {
+    uint32_t *in = new_buffer(5), *a = new_buffer(6), *b = new_buffer(7);
+    for (int k = 0; k < 2; ++k) stamps.push_back(new_stamp());
+    const uint32_t zero = 0;
+    ACS_CHECK(cudaMemcpyToSymbol(published, &zero, sizeof zero));
+    ACS_CHECK(cudaDeviceSynchronize());
+    std::printf("device_variable\n");
+    publish<<<grid, block, 0, s>>>(a, in, 0x5eedu, min_ns, stamps[0]);
+    consume<<<grid, block, 0, s>>>(b, in, stamps[1]);  // must see 0x5eed
+    ACS_CHECK(cudaGetLastError());
+    ACS_CHECK(cudaStreamSynchronize(s));
+    acs_test::print_device_words("a", a, n);
+    acs_test::print_device_words("b", b, n);
   } else if (scenario == "shared_input") {
     const int width = std::clamp(static_cast<int>(acs_test::arg_long(argc, argv, "--width", 16)), 2, max_width);
     uint32_t* input = new_buffer(7u);
