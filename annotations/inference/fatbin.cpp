@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "zstd_library.hpp"
+#include "decompress.hpp"
 
 namespace acs::inference {
 
@@ -13,7 +13,7 @@ namespace {
 constexpr std::uint32_t fatbin_magic = 0xBA55ED50;
 constexpr std::uint32_t wrapper_magic = 0x466243B1;  // nvcc's __fatBinC_Wrapper_t
 constexpr std::uint64_t zstd_flag = 0x8000;
-constexpr std::uint64_t old_lz_flag = 0x2000;
+constexpr std::uint64_t lz4_flag = 0x2000;
 // Far beyond any real fatbin; bounds what a corrupt header could make acs read.
 constexpr std::uint64_t max_fatbin_bytes = std::uint64_t{1} << 32;
 
@@ -81,13 +81,11 @@ std::optional<std::vector<fatbin_entry>> read_fatbin(const void* image) {
     fatbin_entry entry;
     entry.arch = read_at<std::uint32_t>(e, 28);
     entry.payload = std::span<const std::byte>(e + header_bytes, payload_bytes);
-    if ((flags & zstd_flag) != 0) {
-      entry.packing = compression::zstd;
+    if ((flags & (zstd_flag | lz4_flag)) != 0) {
+      entry.packing = (flags & zstd_flag) != 0 ? compression::zstd : compression::lz4;
       if (packed_bytes > payload_bytes) return std::nullopt;
       entry.payload = entry.payload.first(packed_bytes);
       entry.unpacked_bytes = read_at<std::uint64_t>(e, 56);
-    } else if ((flags & old_lz_flag) != 0) {
-      entry.packing = compression::unsupported;
     }
     if (kind == static_cast<std::uint16_t>(code_kind::ptx) || kind == static_cast<std::uint16_t>(code_kind::elf)) {
       entry.kind = static_cast<code_kind>(kind);
@@ -136,7 +134,7 @@ std::optional<std::string> ptx_text(const fatbin_entry& entry) {
       text.emplace(reinterpret_cast<const char*>(entry.payload.data()), entry.payload.size());
       break;
     case compression::zstd: text = unzstd(entry.payload, entry.unpacked_bytes); break;
-    case compression::unsupported: return std::nullopt;
+    case compression::lz4: text = unlz4(entry.payload, entry.unpacked_bytes); break;
   }
   if (text) {
     // Payloads are padded with NULs.

@@ -8,8 +8,9 @@
 // public tools read it): a 16-byte header (magic 0xBA55ED50, version, header
 // size, size of the entries), then entries, each a header (kind 1 = PTX,
 // 2 = ELF; its own size; payload size; compressed size; target arch; flags)
-// followed by its payload. Payloads may be compressed: flag 0x8000 is zstd
-// (nvcc 13's default for PTX), flag 0x2000 an older LZ format acs does not read.
+// followed by its payload. Payloads may be compressed: flag 0x8000 is a zstd
+// frame (nvcc 13's default for PTX), flag 0x2000 an LZ4 block (nvcc 13's
+// --compress-mode=speed; older toolkits set the same flag, untested here).
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -19,7 +20,7 @@
 namespace acs::inference {
 
 enum class code_kind : std::uint8_t { ptx = 1, elf = 2 };
-enum class compression : std::uint8_t { none, zstd, unsupported };
+enum class compression : std::uint8_t { none, zstd, lz4 };
 
 struct fatbin_entry {
   code_kind kind = code_kind::elf;
@@ -48,8 +49,8 @@ bool is_ptx_text(const void* image);
 /// compiles the highest PTX not above `cc`. Empty when that PTX is not there.
 std::vector<const fatbin_entry*> ptx_for_device(const std::vector<fatbin_entry>& entries, std::uint32_t cc);
 
-/// @brief The text of a PTX entry, unpacked; nullopt when it cannot be (unsupported
-/// compression, libzstd missing, corrupt data).
+/// @brief The text of a PTX entry, unpacked; nullopt when it cannot be (libzstd or
+/// liblz4 missing, corrupt data).
 std::optional<std::string> ptx_text(const fatbin_entry& entry);
 
 }  // namespace acs::inference

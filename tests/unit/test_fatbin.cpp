@@ -45,24 +45,28 @@ TEST(fatbin, entries_of_an_nvcc_13_fatbin) {
   EXPECT_EQ((*entries)[1].kind, code_kind::ptx);
   EXPECT_EQ((*entries)[1].arch, 90u);
   EXPECT_EQ((*entries)[1].packing, compression::zstd);
+  const auto lz4 = data_file("sm90_lz4.fatbin");
+  EXPECT_EQ(read_fatbin(lz4.data())->at(1).packing, compression::lz4);
   EXPECT_EQ(fatbin_bytes(bytes.data())->size(), bytes.size());
 }
 
 TEST(fatbin, compressed_ptx_unpacks_to_the_uncompressed_text) {
   // nvcc embeds PTX without comments and indentation, so the text is compared between
-  // the default (zstd) and the --no-compress fatbin, and for what the kernels say.
+  // the default (zstd), the LZ4 (--compress-mode=speed) and the
+  // --no-compress fatbin, and for what the kernels say.
   std::vector<std::string> texts;
-  for (const char* file : {"sm90.fatbin", "sm90_uncompressed.fatbin"}) {
+  for (const char* file : {"sm90.fatbin", "sm90_lz4.fatbin", "sm90_uncompressed.fatbin"}) {
     const auto bytes = data_file(file);
     const auto entries = read_fatbin(bytes.data());
     ASSERT_TRUE(entries.has_value()) << file;
     const auto chosen = ptx_for_device(*entries, 90);
     ASSERT_EQ(chosen.size(), 1u) << file;
     const auto text = ptx_text(*chosen[0]);
-    ASSERT_TRUE(text.has_value()) << file << ": is libzstd.so.1 installed?";
+    ASSERT_TRUE(text.has_value()) << file << ": are libzstd.so.1 and liblz4.so.1 installed?";
     texts.push_back(*text);
   }
-  EXPECT_EQ(texts[0], texts[1]);
+  EXPECT_EQ(texts[0], texts[2]);
+  EXPECT_EQ(texts[1], texts[2]);
   EXPECT_NE(texts[0].find(".visible .entry _Z4axpyPKfPffi("), std::string::npos);
   EXPECT_NE(texts[0].find("st.global.f32 [%rd7], %f4;"), std::string::npos);
   EXPECT_EQ(texts[0].find('\0'), std::string::npos);
@@ -124,6 +128,11 @@ TEST(fatbin, malformed_images_are_refused) {
   const auto* ptx = ptx_for_device(entries, 90).at(0);
   std::memset(const_cast<std::byte*>(ptx->payload.data()) + 4, 0x5a, 16);
   EXPECT_FALSE(ptx_text(*ptx).has_value());
+  auto corrupt_lz4 = data_file("sm90_lz4.fatbin");
+  const auto lz4_entries = *read_fatbin(corrupt_lz4.data());
+  const auto* lz4_ptx = ptx_for_device(lz4_entries, 90).at(0);
+  std::memset(const_cast<std::byte*>(lz4_ptx->payload.data()), 0xff, 16);  // literal lengths past the end
+  EXPECT_FALSE(ptx_text(*lz4_ptx).has_value());
 }
 
 TEST(fatbin, ptx_text_images) {
