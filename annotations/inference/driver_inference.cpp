@@ -23,7 +23,7 @@ class driver_layout_reader final : public layout_reader {
       const char* name = nullptr;
       if (cuda->cuFuncGetName_ != nullptr && cuda->cuFuncGetName_(&name, f) == CUDA_SUCCESS) {
         add_kinds(name, out);
-        add_writes(*cuda, owner_of_function(*cuda, f, name), name, out);
+        if (settings().read_ptx) add_writes(*cuda, owner_of_function(*cuda, f, name), name, out);
       }
       return true;
     }
@@ -32,7 +32,7 @@ class driver_layout_reader final : public layout_reader {
     const char* name = nullptr;
     if (cuda->cuKernelGetName_ != nullptr && cuda->cuKernelGetName_(&name, k) == CUDA_SUCCESS) {
       add_kinds(name, out);
-      add_writes(*cuda, owner_of_kernel(*cuda, k, name), name, out);
+      if (settings().read_ptx) add_writes(*cuda, owner_of_kernel(*cuda, k, name), name, out);
     }
     return true;
   }
@@ -46,57 +46,60 @@ class driver_layout_reader final : public layout_reader {
     for (std::size_t i = 0; i < out.size(); ++i) out[i].kind = (*kinds)[i];
   }
 
+  // The recorded library, newest first, whose kernel of this name satisfies `is_it`.
+  template <class Match>
+  static const void* library_with(const driver::table& cuda, const char* name, Match is_it) {
+    if (cuda.cuLibraryGetKernel_ == nullptr) return nullptr;
+    for (const void* library : process_code().libraries()) {
+      CUkernel k = nullptr;
+      if (cuda.cuLibraryGetKernel_(&k, static_cast<CUlibrary>(const_cast<void*>(library)), name) == CUDA_SUCCESS &&
+          is_it(k))
+        return library;
+    }
+    return nullptr;
+  }
+
   // The module or library the function was loaded from, among those acs saw loaded.
   static const void* owner_of_function(const driver::table& cuda, CUfunction f, const char* name) {
     CUmodule module = nullptr;
     if (cuda.cuFuncGetModule_ == nullptr || cuda.cuFuncGetModule_(&module, f) != CUDA_SUCCESS) module = nullptr;
     if (module != nullptr)
       if (const void* owner = process_code().owner_of_module(module)) return owner;
-    // A library's kernel, loaded into this context: the library that has a kernel of
-    // this name whose function here is `f`. Its module's other functions then resolve at once.
-    if (cuda.cuLibraryGetKernel_ == nullptr || cuda.cuKernelGetFunction_ == nullptr) return nullptr;
-    for (const void* library : process_code().libraries()) {
-      CUkernel k = nullptr;
+    // A library's kernel, loaded into this context: the library whose kernel of this
+    // name is `f` here. Its module's other functions then resolve at once.
+    if (cuda.cuKernelGetFunction_ == nullptr) return nullptr;
+    const void* library = library_with(cuda, name, [&](CUkernel k) {
       CUfunction g = nullptr;
-      if (cuda.cuLibraryGetKernel_(&k, static_cast<CUlibrary>(const_cast<void*>(library)), name) == CUDA_SUCCESS &&
-          cuda.cuKernelGetFunction_(&g, k) == CUDA_SUCCESS && g == f) {
-        if (module != nullptr) process_code().found_in(module, library);
-        return library;
-      }
-    }
-    return nullptr;
+      return cuda.cuKernelGetFunction_(&g, k) == CUDA_SUCCESS && g == f;
+    });
+    if (library != nullptr && module != nullptr) process_code().found_in(module, library);
+    return library;
   }
 
   static const void* owner_of_kernel(const driver::table& cuda, CUkernel k, const char* name) {
     CUlibrary library = nullptr;
     if (cuda.cuKernelGetLibrary_ != nullptr && cuda.cuKernelGetLibrary_(&library, k) == CUDA_SUCCESS)
       return library;
-    if (cuda.cuLibraryGetKernel_ == nullptr) return nullptr;
-    for (const void* candidate : process_code().libraries()) {
-      CUkernel other = nullptr;
-      if (cuda.cuLibraryGetKernel_(&other, static_cast<CUlibrary>(const_cast<void*>(candidate)), name) ==
-              CUDA_SUCCESS &&
-          other == k)
-        return candidate;
-    }
-    return nullptr;
+    return library_with(cuda, name, [&](CUkernel other) { return other == k; });
   }
 
-  // What the kernel's PTX says it writes through (loaded_code.hpp), for the device
-  // of the current context. Used only when its parameters match the driver's layout.
-  static void add_writes(const driver::table& cuda, const void* owner, const char* name, param_layout& out) {
-    if (!settings().read_ptx) return;
-    if (owner == nullptr) {
-      stats::count_function(false);
-      return;
-    }
+  // The compute capability of the current context's device as major * 10 + minor; 0 if unknown.
+  static std::uint32_t current_capability(const driver::table& cuda) {
     CUdevice device = 0;
     int major = 0, minor = 0;
     if (cuda.cuCtxGetDevice_(&device) != CUDA_SUCCESS || cuda.cuDeviceGetAttribute_ == nullptr ||
         cuda.cuDeviceGetAttribute_(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS ||
         cuda.cuDeviceGetAttribute_(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) != CUDA_SUCCESS)
-      return;
-    const auto writes = process_code().writes(owner, name, static_cast<std::uint32_t>(major * 10 + minor));
+      return 0;
+    return static_cast<std::uint32_t>(major * 10 + minor);
+  }
+
+  // What the kernel's PTX says it writes through (loaded_code.hpp), for the device
+  // of the current context. Used only when its parameters match the driver's layout.
+  // Only with ACS_PTX (the callers check it before looking for the owner).
+  static void add_writes(const driver::table& cuda, const void* owner, const char* name, param_layout& out) {
+    const std::uint32_t cc = owner != nullptr ? current_capability(cuda) : 0;
+    const auto writes = cc != 0 ? process_code().writes(owner, name, cc) : nullptr;
     const bool usable = writes != nullptr && apply_writes(*writes, out);
     stats::count_function(usable);
     if (!usable) {

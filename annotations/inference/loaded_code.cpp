@@ -90,11 +90,6 @@ void loaded_code::found_in(const void* module, const void* library) {
   if (images_.contains(library)) module_library_.insert_or_assign(module, library);
 }
 
-bool loaded_code::knows(const void* handle) const {
-  std::lock_guard lock(mutex_);
-  return images_.contains(handle);
-}
-
 std::vector<const void*> loaded_code::libraries() const {
   std::vector<std::pair<std::uint64_t, const void*>> found;
   {

@@ -28,9 +28,6 @@ class loaded_code {
   /// @brief `handle` was unloaded; the handle may come back for other code.
   void unloaded(const void* handle);
 
-  /// @brief Whether `handle` is a recorded module or library.
-  bool knows(const void* handle) const;
-
   /// @brief The recorded module or library that `module` is, or was found to be loaded
   /// from (`found_in`); nullptr when none.
   const void* owner_of_module(const void* module) const;

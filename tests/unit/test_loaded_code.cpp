@@ -38,7 +38,7 @@ TEST(loaded_code, a_heap_image_is_copied_and_analysed_on_demand) {
     code.loaded(&module_a, code_handle_kind::module, image.data());
     std::memset(image.data(), 0, image.size());  // the application may free its image once loaded
   }
-  ASSERT_TRUE(code.knows(&module_a));
+  ASSERT_EQ(code.owner_of_module(&module_a), &module_a);
   const auto w = code.writes(&module_a, axpy, 90);
   ASSERT_NE(w, nullptr);
   EXPECT_FALSE(w->may_write(0, 0));  // x
@@ -68,7 +68,7 @@ TEST(loaded_code, ptx_text_images_and_unloads) {
   code.loaded(&module_b, code_handle_kind::module, ptx.data());
   ASSERT_NE(code.writes(&module_b, axpy, 90), nullptr);
   code.unloaded(&module_b);
-  EXPECT_FALSE(code.knows(&module_b));
+  EXPECT_EQ(code.owner_of_module(&module_b), nullptr);
   EXPECT_EQ(code.writes(&module_b, axpy, 90), nullptr);
 }
 
@@ -78,7 +78,7 @@ TEST(loaded_code, a_cubin_replaces_an_older_image_under_the_same_handle) {
   code.loaded(&module_a, code_handle_kind::module, ptx.data());
   const char cubin[] = "\x7f" "ELF\x02\x01\x01\x41";
   code.loaded(&module_a, code_handle_kind::module, cubin);
-  EXPECT_FALSE(code.knows(&module_a));
+  EXPECT_EQ(code.owner_of_module(&module_a), nullptr);
 }
 
 TEST(loaded_code, modules_found_in_a_library_resolve_until_it_is_unloaded) {
