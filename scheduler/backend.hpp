@@ -29,6 +29,15 @@ class backend {
   virtual backend_status synchronize(stream_handle stream) = 0;
   // Enqueue an opaque kernel (the interposer's launch closure, or a simulated kernel).
   virtual backend_status launch(const void* kernel, stream_handle stream) = 0;
+  // For issuing from another thread (issue_queue.hpp): a copy of `kernel` that stays valid
+  // after the launch call returns, or nullptr when this launch must be issued now, by the
+  // caller (its arguments cannot be copied, or its status is not known to be success:
+  // a deferred launch has none to give back).
+  virtual const void* detach(const void* /*kernel*/) { return nullptr; }
+  // Issues a copy from `detach`, and frees it.
+  virtual backend_status launch_detached(const void* /*kernel*/, stream_handle /*stream*/) { return 1; }
+  // Called first on the issuing thread (a real GPU: its context made current there).
+  virtual void issuing_thread_started() noexcept {}
   // Teardown; errors are ignored (the driver may already be gone at exit).
   virtual void destroy_stream(stream_handle stream) noexcept = 0;
   virtual void destroy_event(event_handle event) noexcept = 0;

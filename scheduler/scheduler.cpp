@@ -57,6 +57,7 @@ struct dependency {
 
 struct scheduler::state {
   backend& gpu;
+  issue_queue* queue;  // when issue_thread: the backend `gpu` is
   scheduler_config config;
   bool started = false;
   backend_status start_status = 0;
@@ -82,8 +83,8 @@ struct scheduler::state {
   std::vector<event_handle> released;
   std::vector<std::uint64_t> waited_ids;
 
-  state(backend& g, scheduler_config c)
-      : gpu(g), config(c), pool(g), events(g), win(std::clamp(c.window, 1u, scheduler_config::max_window)) {
+  state(backend& g, issue_queue* q, scheduler_config c)
+      : gpu(g), queue(q), config(c), pool(g), events(g), win(std::clamp(c.window, 1u, scheduler_config::max_window)) {
     config.streams = std::clamp(c.streams, 1u, scheduler_config::max_streams);
   }
 
@@ -524,6 +525,7 @@ struct scheduler::state {
 
   backend_status launch(const virtual_stream& s, const access_set& access, const void* kernel,
                         std::uint64_t group) {
+    if (queue != nullptr && queue->broken()) fail();
     if (!start() || broken) return gpu.launch(kernel, s.handle);  // run in place, in order
     vstream_state& vs = vstream(s);
     const bool coupled = apply_legacy_coupling(s, vs);
@@ -603,7 +605,12 @@ struct scheduler::state {
 };
 
 scheduler::scheduler(backend& gpu, scheduler_config config)
-    : state_(std::make_unique<state>(gpu, config)) {}
+    : queue_(config.issue_thread ? std::make_unique<issue_queue>(gpu) : nullptr),
+      state_(std::make_unique<state>(queue_ ? *queue_ : gpu, queue_.get(), config)) {}
+
+void scheduler::drain() noexcept {
+  if (queue_) queue_->drain();
+}
 
 scheduler::~scheduler() {
   // Events held by the window and summaries go back to the pool, which destroys them.
@@ -681,7 +688,14 @@ void scheduler::set_observer(dispatch_observer* observer) {
 
 scheduler_stats scheduler::stats() const {
   std::lock_guard lock(mutex_);
-  return state_->stats;
+  scheduler_stats s = state_->stats;
+  if (queue_) {
+    const issue_queue_stats q = queue_->stats();
+    s.deferred = q.deferred;
+    s.issue_waits = q.waits;
+    s.deferred_failures = q.failures;
+  }
+  return s;
 }
 
 unsigned scheduler::in_flight() const {

@@ -32,6 +32,7 @@
 
 #include "backend.hpp"
 #include "byte_range.hpp"
+#include "issue_queue.hpp"
 
 namespace acs {
 
@@ -59,6 +60,9 @@ struct scheduler_config {
   unsigned streams = 8;   // pool streams, 1..max_streams
   bool eager_join = false;  // join each kernel into its stream at once (see above)
   chain_merge merge = chain_merge::adaptive;
+  // Pool-stream records, waits and launches are issued by a thread of the scheduler's own
+  // (issue_queue.hpp), so that the application's thread only decides and enqueues.
+  bool issue_thread = false;
   static constexpr unsigned max_window = 1024;
   static constexpr unsigned max_streams = 64;
 };
@@ -77,6 +81,9 @@ struct scheduler_stats {
   std::uint64_t shadowed = 0;           // kernels whose event was never recorded: shadowed or merged (settle_tail)
   std::uint64_t merged = 0;             // of those, merged into their successor's entry
   std::uint64_t occupancy_sum = 0;      // window entries in flight, summed at each launch
+  std::uint64_t deferred = 0;           // launches issued by the issuing thread (issue_thread)
+  std::uint64_t issue_waits = 0;        // calls that waited for the issuing thread to catch up
+  std::uint64_t deferred_failures = 0;  // calls of the issuing thread that failed
 };
 
 // What a tracer learns of each dispatched kernel (see set_observer).
@@ -134,6 +141,11 @@ class scheduler {
   void synchronized(std::uintptr_t stream_key, std::uint64_t point);
   void device_synchronized(std::uint64_t point);
 
+  // Before a device-wide operation of the application (device synchronize, free, teardown):
+  // returns once every launch accepted so far was issued to the GPU. Without issue_thread,
+  // they all were. Any thread; takes no lock.
+  void drain() noexcept;
+
   // The application destroyed the stream: forget it (its pool work still runs).
   void forget(std::uintptr_t stream_key);
 
@@ -146,6 +158,7 @@ class scheduler {
  private:
   struct state;
   mutable std::mutex mutex_;
+  std::unique_ptr<issue_queue> queue_;  // outlives state_, whose pools it serves
   std::unique_ptr<state> state_;
 };
 

@@ -37,6 +37,7 @@ class runner {
       play(p_.steps[i]);
     }
     const std::uint64_t point = scheduler::sync_point();
+    if (acs_) acs_->drain();
     sim_.synchronize_device();
     if (acs_) {
       acs_->device_synchronized(point);
@@ -107,6 +108,7 @@ class runner {
       case step_kind::sync_event: sim_.synchronize_event(events_[s.event]); return;
       case step_kind::sync_device: {
         const std::uint64_t point = scheduler::sync_point();
+        if (acs_) acs_->drain();
         sim_.synchronize_device();
         if (acs_) acs_->device_synchronized(point);
         return;

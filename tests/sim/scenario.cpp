@@ -97,6 +97,7 @@ void scenario::sync_stream(const virtual_stream& s) {
 
 void scenario::sync_device() {
   const std::uint64_t point = scheduler::sync_point();
+  acs.drain();
   sim.synchronize_device();
   acs.device_synchronized(point);
 }

@@ -1,6 +1,7 @@
 #include "sim_device.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -129,18 +130,37 @@ event_state sim_device::query_event(event_handle event) {
 }
 
 backend_status sim_device::launch(const void* kernel_ptr, stream_handle stream) {
+  return launch_checked(kernel_ptr, stream, true);
+}
+
+backend_status sim_device::launch_checked(const void* kernel_ptr, stream_handle stream, bool may_fail) {
   std::lock_guard lock(mutex_);
   if (kernel_ptr == nullptr) return status_invalid_value;
   if (!valid_stream(stream)) return status_invalid_handle;
   const auto& k = *static_cast<const kernel*>(kernel_ptr);
   if (!valid_cells(k.reads) || !valid_cells(k.writes)) return status_invalid_value;
-  if (const auto failure = injected(api_call::launch)) {
+  if (const auto failure = may_fail ? injected(api_call::launch) : std::nullopt) {
     now_ += config_.launch_cost;
     return *failure;
   }
   run_until(now_);
   return enqueue_effect(op_kind::kernel, stream, k.id, {memory_effect::rule::hash, k.id, k.reads, k.writes},
                         k.duration, config_.launch_cost);
+}
+
+const void* sim_device::detach(const void* kernel_ptr) {
+  std::lock_guard lock(mutex_);
+  if (kernel_ptr == nullptr || failures_[static_cast<std::size_t>(api_call::launch)].count != 0) return nullptr;
+  const auto& k = *static_cast<const kernel*>(kernel_ptr);
+  if (!valid_cells(k.reads) || !valid_cells(k.writes)) return nullptr;  // would fail: issued at once
+  return new kernel(k);
+}
+
+backend_status sim_device::launch_detached(const void* kernel_ptr, stream_handle stream) {
+  // A launch failure armed by the test is meant for the launch it precedes, which detach
+  // left to be issued at once: this one was accepted before.
+  const std::unique_ptr<const kernel> owned(static_cast<const kernel*>(kernel_ptr));
+  return launch_checked(owned.get(), stream, false);
 }
 
 void sim_device::destroy_stream(stream_handle stream) noexcept {

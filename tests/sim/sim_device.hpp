@@ -84,6 +84,10 @@ class sim_device final : public backend {
   // The host waits for the stream; the application's stream syncs use it too.
   backend_status synchronize(stream_handle stream) override;
   backend_status launch(const void* kernel, stream_handle stream) override;
+  // A copy of the kernel, for the scheduler's issuing thread; unless launches are made to
+  // fail (then they are issued at once, their status seen).
+  const void* detach(const void* kernel) override;
+  backend_status launch_detached(const void* kernel, stream_handle stream) override;
   void destroy_stream(stream_handle stream) noexcept override;
   void destroy_event(event_handle event) noexcept override;
 
@@ -206,6 +210,7 @@ class sim_device final : public backend {
     unsigned count = 0;
     backend_status status = 0;
   };
+  backend_status launch_checked(const void* kernel, stream_handle stream, bool may_fail);
   // A failure to return instead of making the call, if one is pending.
   std::optional<backend_status> injected(api_call which);
 

@@ -1,0 +1,102 @@
+#pragma once
+// A backend that issues the scheduler's pool-stream work from its own thread.
+//
+// Why: with kernels of tens of µs, programs are host-bound. A launch costs the driver
+// ~4.5 µs of host time and acs adds its own decision on top, on the application's thread.
+// Here the application's thread only decides and enqueues; one issuing thread makes the
+// driver calls, so acs's time per launch overlaps the driver's.
+//
+// Ordering. Every record, wait and launch on a pool stream (a stream made by
+// create_stream) is queued, and the issuing thread runs them in the order they were
+// queued: the order the scheduler called them. Everything else runs at once on the
+// caller's thread, after the queued calls it depends on:
+//  * a call naming an event (a wait or record on an application stream, a query) waits
+//    until the last queued call naming that event was issued: a wait binds to the record
+//    issued before it, and a re-record must not overtake an older wait;
+//  * a launch that cannot be deferred, a host synchronize and anything that creates or
+//    destroys waits until everything queued was issued (drain).
+// Device-wide operations of the application (device synchronize, free, teardown) must
+// call drain first: until then, a launch acs accepted may not be issued yet.
+//
+// Errors. A launch is queued only when the inner backend can detach it (it knows that the
+// launch will succeed as far as a launch can be known to); otherwise it runs at once and its
+// status goes back as before. Should a queued call fail anyway, the issuing thread stands in
+// for it on the host before issuing anything more (a failed wait: it waits for the event; a
+// failed record: for the stream), so order holds; broken() then tells the scheduler, which
+// stops relying on events. A queued launch that fails (a fault made the context unusable)
+// has no status to give back: it is counted.
+//
+// Thread-safety: calls other than drain() and broken() must be serialised by the caller (the
+// scheduler's lock); drain() and broken() may be called from any thread.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "backend.hpp"
+
+namespace acs {
+
+struct issue_queue_stats {
+  std::uint64_t deferred = 0;        // launches issued by the issuing thread
+  std::uint64_t inline_launches = 0; // launches issued at once (first of their kind...)
+  std::uint64_t waits = 0;           // calls that had to wait for the issuing thread
+  std::uint64_t failures = 0;        // queued calls that failed
+};
+
+class issue_queue final : public backend {
+ public:
+  explicit issue_queue(backend& inner, unsigned capacity = 1024);
+  ~issue_queue() override;  // issues what is queued, then stops the thread
+  issue_queue(const issue_queue&) = delete;
+  issue_queue& operator=(const issue_queue&) = delete;
+
+  backend_status create_stream(stream_handle* out) override;
+  backend_status create_event(event_handle* out) override;
+  backend_status record_event(event_handle event, stream_handle stream) override;
+  backend_status wait_event(stream_handle stream, event_handle event) override;
+  event_state query_event(event_handle event) override;
+  backend_status synchronize(stream_handle stream) override;
+  backend_status launch(const void* kernel, stream_handle stream) override;
+  void destroy_stream(stream_handle stream) noexcept override;
+  void destroy_event(event_handle event) noexcept override;
+
+  // Returns once everything queued before the call was issued. Any thread.
+  void drain() noexcept;
+  // A queued call failed: the scheduler should stop relying on events.
+  bool broken() const noexcept { return broken_.load(std::memory_order_acquire); }
+  issue_queue_stats stats() const noexcept;
+
+ private:
+  enum class op : std::uint8_t { record, wait, launch, stop };
+  struct command {
+    op kind = op::launch;
+    stream_handle stream = 0;
+    event_handle event = 0;
+    const void* kernel = nullptr;
+  };
+
+  bool is_pool(stream_handle s) const noexcept;
+  void enqueue(const command& c);
+  void wait_issued(std::uint64_t count) noexcept;
+  void wait_for_event(event_handle e) noexcept;
+  void stand_in_for(const command& c) noexcept;
+  void run() noexcept;
+  backend_status execute(const command& c) noexcept;
+
+  backend& inner_;
+  std::vector<command> ring_;
+  std::vector<stream_handle> pool_streams_;  // created through this queue
+  // Per event: how many calls had been queued when the last call naming it was queued.
+  std::unordered_map<event_handle, std::uint64_t> event_last_use_;
+  std::atomic<std::uint64_t> queued_{0};
+  std::atomic<std::uint64_t> issued_{0};
+  std::atomic<bool> broken_{false};
+  std::atomic<std::uint64_t> deferred_{0}, failures_{0};
+  std::uint64_t inline_launches_ = 0, waits_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace acs
