@@ -22,6 +22,15 @@ struct launch_closure {
   int operator()(CUstream stream) const { return issue(context, stream); }
 };
 
+// The launch's configuration, for issuing it later from acs's own thread through the driver
+// (issue_queue.hpp). Only launches without attributes are ever issued that way.
+struct launch_shape {
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  unsigned shared_bytes = 0;
+  bool attributes = true;  // launch attributes (or an unknown configuration): issue it now
+};
+
 struct launch_request {
   CUstream stream = nullptr;              // as the application passed it
   default_stream stream_zero = default_stream::legacy;
@@ -29,7 +38,12 @@ struct launch_request {
   void** params = nullptr;                // one pointer per kernel parameter, or nullptr
   void** extra = nullptr;                 // cuLaunchKernel's `extra`, or nullptr
   const char* api = "";                   // entry point name, for logs and stats
+  launch_shape shape;
 };
+
+// Before an operation that waits for, or releases, what the device's work may use (device
+// synchronize, free, context teardown): every launch acs accepted is issued to the GPU first.
+void device_work_issued() noexcept;
 
 // A kernel launch the hooks may hand to the scheduler. Returns the status the
 // application must see. The runtime may pass it through (launch on the

@@ -60,7 +60,8 @@ struct special<hook_api::driver> {
                                                a.params, a.extra);
                                },
                                &args};
-    const launch_request request{stream, Entry::zero, f, params, extra, Entry::name};
+    const launch_request request{stream, Entry::zero, f, params, extra, Entry::name,
+                                 {{gx, gy, gz}, {bx, by, bz}, shared, false}};
     return static_cast<CUresult>(dispatch(request, issue));
   }
 
@@ -89,7 +90,10 @@ struct special<hook_api::driver> {
                                  return a.real(&moved, a.f, a.params, a.extra);
                                },
                                &args};
-    const launch_request request{config->hStream, Entry::zero, f, params, extra, Entry::name};
+    const launch_request request{config->hStream, Entry::zero, f, params, extra, Entry::name,
+                                 {{config->gridDimX, config->gridDimY, config->gridDimZ},
+                                  {config->blockDimX, config->blockDimY, config->blockDimZ},
+                                  config->sharedMemBytes, config->numAttrs != 0}};
     return static_cast<CUresult>(dispatch(request, issue));
   }
 

@@ -158,7 +158,7 @@ R handle(R (*real)(A...), A... a) noexcept {
     if (result == success<R>()) stream_synchronized(stream_of(), zero, point);
     return result;
   } else if constexpr (kind == hook_kind::device_sync) {
-    const std::uint64_t point = device_sync_begins();
+    const std::uint64_t point = device_sync_begins();  // issues every accepted launch first
     const R result = real(a...);
     bool whole_current_device = true;
     if constexpr (count_of<CUcontext, A...> == 1) {
@@ -243,6 +243,8 @@ R handle(R (*real)(A...), A... a) noexcept {
     const CUdeviceptr base = address(arg<0>(a...));
     // Before the call: once freed, the same range may be handed out (and reported) again.
     if (base != 0) memory_freed(base);
+    // A free waits for the device's work (cudaFree) or orders after it: that work must be issued.
+    if constexpr (streams == 0) device_work_issued();
     if constexpr (streams == 1) stream_work_begins(stream_of(), zero);
     const R result = real(a...);
     if constexpr (streams == 1) stream_barrier(stream_of(), zero);

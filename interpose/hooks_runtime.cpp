@@ -7,6 +7,7 @@
 // reported once, by the outermost hook, which also knows the most (default-stream variant,
 // host stub).
 #include <atomic>
+#include <climits>
 #include <cstdlib>
 
 #include "hooks_export.hpp"
@@ -74,6 +75,12 @@ CUfunction function_of_kernel(cudaKernel_t kernel) noexcept {
   return function_of_stub(static_cast<const void*>(kernel));
 }
 
+launch_shape shape_of(dim3 grid, dim3 block, std::size_t shared) noexcept {
+  launch_shape s{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, static_cast<unsigned>(shared), false};
+  if (shared > UINT_MAX) s.attributes = true;  // not expressible to the driver: issue it now
+  return s;
+}
+
 }  // namespace
 
 template <>
@@ -95,7 +102,7 @@ struct special<hook_api::runtime> {
                                },
                                &saved};
     const CUfunction function = active() ? function_of_stub(func) : nullptr;
-    const launch_request request{stream, Entry::zero, function, args, nullptr, Entry::name};
+    const launch_request request{stream, Entry::zero, function, args, nullptr, Entry::name, shape_of(grid, block, shared)};
     return static_cast<cudaError_t>(dispatch(request, issue));
   }
 
@@ -116,7 +123,7 @@ struct special<hook_api::runtime> {
                                },
                                &saved};
     const CUfunction function = active() ? function_of_kernel(kernel) : nullptr;
-    const launch_request request{stream, Entry::zero, function, args, nullptr, Entry::name};
+    const launch_request request{stream, Entry::zero, function, args, nullptr, Entry::name, shape_of(grid, block, shared)};
     return static_cast<cudaError_t>(dispatch(request, issue));
   }
 
@@ -145,7 +152,9 @@ struct special<hook_api::runtime> {
                                },
                                &saved};
     const CUfunction function = active() ? function_of_stub(func) : nullptr;
-    const launch_request request{config->stream, Entry::zero, function, args, nullptr, Entry::name};
+    launch_shape shape = shape_of(config->gridDim, config->blockDim, config->dynamicSmemBytes);
+    shape.attributes = config->numAttrs != 0;
+    const launch_request request{config->stream, Entry::zero, function, args, nullptr, Entry::name, shape};
     return static_cast<cudaError_t>(dispatch(request, issue));
   }
 

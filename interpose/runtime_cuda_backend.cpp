@@ -1,5 +1,12 @@
 #include "runtime_cuda_backend.hpp"
 
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "driver_inference.hpp"
+#include "log.hpp"
 #include "stage_timer.hpp"
 
 namespace acs {
@@ -74,7 +81,79 @@ backend_status cuda_backend::launch(const void* kernel, stream_handle stream) {
   p->status = p->closure(as_stream(stream));
   p->issued = true;
   ACS_STAGE(gpu_launch);
+  const launch_request* r = p->request;
+  if (p->status == 0 && r != nullptr && r->function != nullptr && !r->shape.attributes)
+    succeeded_.insert({r->function, {r->shape.block[0], r->shape.block[1], r->shape.block[2]}, r->shape.shared_bytes});
   return p->status;
+}
+
+namespace {
+
+// A launch copied for the issuing thread: its parameter values live in `values`.
+struct detached_launch {
+  CUfunction function = nullptr;
+  launch_shape shape;
+  std::vector<void*> params;
+  std::vector<unsigned char> values;
+};
+
+bool grid_within_limits(const launch_shape& s) noexcept {
+  constexpr unsigned max_x = 0x7fffffffu, max_yz = 65535u;  // every device since compute capability 3.0
+  return s.grid[0] >= 1 && s.grid[0] <= max_x && s.grid[1] >= 1 && s.grid[1] <= max_yz && s.grid[2] >= 1 &&
+         s.grid[2] <= max_yz;
+}
+
+}  // namespace
+
+std::size_t cuda_backend::launch_kind_hash::operator()(const launch_kind& k) const noexcept {
+  std::size_t h = std::hash<const void*>{}(k.function);
+  for (const unsigned v : {k.block[0], k.block[1], k.block[2], k.shared_bytes}) h = h * 1000003u ^ v;
+  return h;
+}
+
+const void* cuda_backend::detach(const void* kernel) {
+  const auto* p = static_cast<const pending_launch*>(kernel);
+  const launch_request* r = p->request;
+  if (cuda_.cuLaunchKernel_ == nullptr || r == nullptr || r->function == nullptr || r->shape.attributes ||
+      r->extra != nullptr || !grid_within_limits(r->shape))
+    return nullptr;
+  const launch_shape& s = r->shape;
+  if (!succeeded_.contains({r->function, {s.block[0], s.block[1], s.block[2]}, s.shared_bytes})) return nullptr;
+  const inference::param_layout* layout = inference::layout_of(r->function);
+  if (layout == nullptr || (r->params == nullptr && !layout->empty())) return nullptr;
+  auto d = std::make_unique<detached_launch>();
+  d->function = r->function;
+  d->shape = s;
+  std::size_t bytes = 0;
+  for (const inference::param_info& i : *layout) bytes = std::max<std::size_t>(bytes, std::size_t{i.offset} + i.size);
+  d->values.resize(bytes);
+  d->params.resize(layout->size());
+  for (std::size_t i = 0; i < layout->size(); ++i) {
+    const inference::param_info& info = (*layout)[i];
+    if (r->params[i] == nullptr) return nullptr;  // the driver will report it: issue it now
+    std::memcpy(d->values.data() + info.offset, r->params[i], info.size);
+    d->params[i] = d->values.data() + info.offset;
+  }
+  return d.release();
+}
+
+backend_status cuda_backend::launch_detached(const void* kernel, stream_handle stream) {
+  const std::unique_ptr<const detached_launch> d(static_cast<const detached_launch*>(kernel));
+  const launch_shape& s = d->shape;
+  const CUresult r = cuda_.cuLaunchKernel_(d->function, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1],
+                                           s.block[2], s.shared_bytes, as_stream(stream),
+                                           const_cast<void**>(d->params.data()), nullptr);
+  if (r != CUDA_SUCCESS)
+    log::print_once(log_level::warn, "issue:launch_failed",
+                    "a launch issued by acs's thread failed (CUresult {}) though its kind had launched before; "
+                    "acs now runs launches in place (its status could not be given back)",
+                    static_cast<int>(r));
+  return r;
+}
+
+void cuda_backend::issuing_thread_started() noexcept {
+  CUcontext current = nullptr;
+  if (cuda_.cuCtxGetCurrent_(&current) != CUDA_SUCCESS || current != context_) (void)cuda_.cuCtxPushCurrent_(context_);
 }
 
 // Teardown ignores errors: at exit the driver may already be gone.

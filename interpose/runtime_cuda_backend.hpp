@@ -9,6 +9,8 @@
 // it creates no sticky error (only a faulting kernel does).
 #include <cuda.h>
 
+#include <unordered_set>
+
 #include "backend.hpp"
 #include "dispatch.hpp"
 #include "runtime_driver.hpp"
@@ -19,6 +21,7 @@ namespace acs {
 // closure, and whether (and with what result) it was issued.
 struct pending_launch {
   launch_closure closure;
+  const launch_request* request = nullptr;  // for detach: what the launch is
   bool issued = false;
   int status = 0;
 };
@@ -35,12 +38,31 @@ class cuda_backend final : public backend {
   backend_status synchronize(stream_handle stream) override;
   // `kernel` is a pending_launch: re-issues the application's launch on `stream`.
   backend_status launch(const void* kernel, stream_handle stream) override;
+  // A launch is detached (copied, to be issued later through cuLaunchKernel) only when it has
+  // no attributes and no `extra`, its parameter layout is known, its grid is within the
+  // device's limits, and a launch of the same function with the same block and shared memory
+  // size succeeded before: then it fails only if the context itself fails.
+  const void* detach(const void* kernel) override;
+  backend_status launch_detached(const void* kernel, stream_handle stream) override;
+  void issuing_thread_started() noexcept override;
   void destroy_stream(stream_handle stream) noexcept override;
   void destroy_event(event_handle event) noexcept override;
 
  private:
+  struct launch_kind {
+    CUfunction function;
+    unsigned block[3];
+    unsigned shared_bytes;
+    friend bool operator==(const launch_kind&, const launch_kind&) = default;
+  };
+  struct launch_kind_hash {
+    std::size_t operator()(const launch_kind& k) const noexcept;
+  };
+
   const driver::table& cuda_;
   CUcontext context_;
+  // Launch kinds that succeeded. Used under the scheduler's lock only.
+  std::unordered_set<launch_kind, launch_kind_hash> succeeded_;
 };
 
 }  // namespace acs

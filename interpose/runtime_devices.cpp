@@ -1,5 +1,7 @@
 #include "runtime_devices.hpp"
 
+#include <cstdlib>
+
 #include <unordered_map>
 #include <vector>
 
@@ -64,6 +66,9 @@ void sum_stats(scheduler_stats& sum, unsigned& devices) {
     sum.launch_errors += s.launch_errors;
     sum.join_failures += s.join_failures;
     sum.occupancy_sum += s.occupancy_sum;
+    sum.deferred += s.deferred;
+    sum.issue_waits += s.issue_waits;
+    sum.deferred_failures += s.deferred_failures;
     ++devices;
   }
 }
@@ -108,6 +113,19 @@ context_entry* current_context(const driver::table& cuda) {
   return e;
 }
 
+namespace {
+
+// Launches still queued for an issuing thread are issued before the runtime's own exit
+// handlers (registered earlier, so run later) tear the context down.
+void drain_all_at_exit() noexcept {
+  try {
+    for (device_runtime* rt : all_runtimes()) rt->sched.drain();
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
 device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) {
   if (device_runtime* rt = e.runtime.load(std::memory_order_acquire)) return rt;
   if (e.failed.load(std::memory_order_relaxed)) return nullptr;
@@ -115,7 +133,12 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
   if (device_runtime* rt = e.runtime.load(std::memory_order_acquire)) return rt;
   try {
     const config& c = settings();
-    auto* rt = new device_runtime(cuda, e.context, scheduler_config{c.window, c.streams, c.eager_join, c.merge});
+    // A tracer tags each launch around the driver call, on the application's thread.
+    const bool issue_thread = c.issue_thread && c.trace.empty();
+    auto* rt = new device_runtime(cuda, e.context,
+                                  scheduler_config{c.window, c.streams, c.eager_join, c.merge, issue_thread});
+    static const bool drains_at_exit = std::atexit(drain_all_at_exit) == 0;
+    (void)drains_at_exit;
     {
       std::lock_guard reg_lock(reg().mutex);
       reg().runtimes.push_back(rt);
@@ -123,8 +146,8 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     stats::set_scheduler_source(&sum_stats);
     if (dispatch_observer* o = trace::new_observer(static_cast<unsigned>(e.device))) rt->sched.set_observer(o);
     e.runtime.store(rt, std::memory_order_release);
-    log::info("device {}: scheduling launches with a window of {} over {} pool streams", e.device, c.window,
-              c.streams);
+    log::info("device {}: scheduling launches with a window of {} over {} pool streams{}", e.device, c.window,
+              c.streams, issue_thread ? ", issued by acs's own thread" : "");
     return rt;
   } catch (...) {
     e.failed.store(true, std::memory_order_relaxed);

@@ -135,7 +135,7 @@ declared::launch_footprint& scratch_footprint() {
 bool active() noexcept { return !settings().pass_through() && !driver::unavailable(); }
 
 int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
-  pending_launch launch{issue};
+  pending_launch launch{issue, &r};
   device_runtime* rt = nullptr;
   try {
     ACS_STAGE(hook_entry);
@@ -229,7 +229,21 @@ std::uint64_t stream_sync_begins(CUstream stream, default_stream stream_zero) no
   return scheduler::sync_point();
 }
 
-std::uint64_t device_sync_begins() noexcept { return scheduler::sync_point(); }
+// The point first: every kernel stamped before it was queued before it, so the drain issues it.
+std::uint64_t device_sync_begins() noexcept {
+  const std::uint64_t point = scheduler::sync_point();
+  device_work_issued();
+  return point;
+}
+
+void device_work_issued() noexcept {
+  if (!active()) return;
+  try {
+    for (device_runtime* rt : all_runtimes()) rt->sched.drain();
+  } catch (...) {
+    internal_failure("device_work_issued");
+  }
+}
 
 void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint64_t point) noexcept {
   runtime_started();
@@ -276,6 +290,7 @@ void stream_destroyed(CUstream stream) noexcept {
 }
 
 void teardown_begins() noexcept {
+  device_work_issued();
   try {
     trace_flush();
   } catch (...) {

@@ -42,7 +42,8 @@
   _(cuFuncGetModule, 11000, false)          \
   _(cuLibraryGetKernel, 12000, false)       \
   _(cuKernelGetFunction, 12000, false)      \
-  _(cuKernelGetLibrary, 12050, false)
+  _(cuKernelGetLibrary, 12050, false)       \
+  _(cuLaunchKernel, 4000, false)
 
 namespace acs::driver {
 

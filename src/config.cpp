@@ -177,6 +177,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.merge = p.word<chain_merge>("ACS_MERGE", {{"adaptive", chain_merge::adaptive},
                                               {"always", chain_merge::always},
                                               {"never", chain_merge::never}});
+  c.issue_thread = p.word<bool>("ACS_ISSUE", {{"thread", true}, {"inline", false}});
   c.check = p.boolean("ACS_CHECK", false);
   c.trace = p.text("ACS_TRACE");
   c.launch_blocking = p.cuda_flag("CUDA_LAUNCH_BLOCKING");

@@ -15,6 +15,8 @@
 //   ACS_JOIN         lazy|eager: when an application stream waits for its redirected
 //                    kernels (scheduler.hpp), default lazy
 //   ACS_MERGE        adaptive|always|never: chain merging (scheduler.hpp), default adaptive
+//   ACS_ISSUE        thread|inline: who makes the driver calls for pool streams
+//                    (issue_queue.hpp), default thread
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_TRACE        path of a trace file                  string,  default none
 //   CUDA_LAUNCH_BLOCKING  (CUDA's own) non-zero: acs passes everything through
@@ -58,6 +60,7 @@ struct config {
   bool read_ptx = true;
   bool eager_join = false;
   chain_merge merge = chain_merge::adaptive;
+  bool issue_thread = true;
   bool check = false;
   std::string trace;  // empty: no trace
 

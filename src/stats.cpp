@@ -90,10 +90,11 @@ std::string format_machine(const summary& s) {
   std::string out = fmt::format(
       "acs-stats: kernels_seen={} dispatched={} independent={} same_stream={} dependency_waits={} "
       "fork_waits={} join_waits={} events_unneeded={} merged={} barriers={} folds={} launch_errors={} join_failures={} "
-      "mean_occupancy={:.2f} devices={} functions_ptx={} functions_no_ptx={} passed={}",
+      "mean_occupancy={:.2f} devices={} functions_ptx={} functions_no_ptx={} deferred={} issue_waits={} "
+      "deferred_failures={} passed={}",
       s.kernels_seen, k.kernels, k.independent, k.same_stream, k.dependency_waits, k.fork_waits, k.join_waits,
       k.shadowed, k.merged, k.barriers, k.folds, k.launch_errors, k.join_failures, mean_occupancy(s), s.devices,
-      s.functions_ptx, s.functions_no_ptx, total_passed(s));
+      s.functions_ptx, s.functions_no_ptx, k.deferred, k.issue_waits, k.deferred_failures, total_passed(s));
   for (std::size_t i = 0; i < reason_count; ++i)
     out += fmt::format(" pass_{}={}", reason_name(static_cast<pass_reason>(i)), s.passed[i]);
   return out;
@@ -110,6 +111,9 @@ std::string format_human(const summary& s) {
   out += fmt::format("[acs] stats: {} kernel functions, {} with their PTX read (parameters never written "
                      "through count as read only)\n",
                      s.functions_ptx + s.functions_no_ptx, s.functions_ptx);
+  if (k.deferred != 0 || k.deferred_failures != 0)
+    out += fmt::format("[acs] stats: {} launches issued by acs's thread ({} failed there), {} waits for it\n",
+                       k.deferred, k.deferred_failures, k.issue_waits);
   out += fmt::format("[acs] stats: {} passed through", total_passed(s));
   const char* sep = " (";
   for (std::size_t i = 0; i < reason_count; ++i) {

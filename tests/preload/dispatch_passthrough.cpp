@@ -20,6 +20,7 @@ void capture_ended(CUstream) noexcept {}
 bool capture_forbids_unsafe_calls() noexcept { return false; }
 void memory_allocated(CUdeviceptr, std::size_t) noexcept {}
 void memory_freed(CUdeviceptr) noexcept {}
+void device_work_issued() noexcept {}
 bool active() noexcept { return false; }
 void teardown_begins() noexcept {}
 void context_destroyed(CUcontext) noexcept {}

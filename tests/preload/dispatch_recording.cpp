@@ -105,6 +105,7 @@ void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept {
   record(e);
 }
 void teardown_begins() noexcept {}
+void device_work_issued() noexcept { record(event(recorded::work_issued)); }
 void context_destroyed(CUcontext) noexcept {}
 void device_reset(CUdevice) noexcept {}
 void modules_unloaded(const void* handle) noexcept {

@@ -18,6 +18,7 @@ enum class recorded : int {
   freed,
   code_loaded,          // address: the module or library handle, bytes: the image, detail: library
   unloaded,             // address: the handle
+  work_issued,          // device_work_issued: queued launches issued before a device-wide call
 };
 
 struct recorded_event {

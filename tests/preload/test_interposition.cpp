@@ -314,7 +314,7 @@ TEST_F(Interposition, AllocationsAndFreesAreReported) {
   ASSERT_EQ(proc<PFN_cuMemAllocAsync_v11020>("cuMemAllocAsync", 12000)(&q, 64, stream(0x9)), CUDA_SUCCESS);
   ASSERT_EQ(proc<PFN_cuMemFree_v3020>("cuMemFree", 12000)(p), CUDA_SUCCESS);
   const auto e = events();
-  ASSERT_EQ(e.size(), 4u);
+  ASSERT_EQ(e.size(), 5u);
   EXPECT_EQ(e[0].what, recorded::allocated);
   EXPECT_EQ(e[0].address, p);
   EXPECT_EQ(e[0].bytes, 1000u);
@@ -325,6 +325,7 @@ TEST_F(Interposition, AllocationsAndFreesAreReported) {
   EXPECT_EQ(e[2].stream, stream(0x9));
   EXPECT_EQ(e[3].what, recorded::freed);
   EXPECT_EQ(e[3].address, p);
+  EXPECT_EQ(e[4].what, recorded::work_issued);  // a free waits for work acs may not have issued yet
 }
 
 TEST_F(Interposition, CodeLoadsAndUnloadsAreReportedWithTheirHandles) {
@@ -540,7 +541,7 @@ TEST_F(Interposition, RuntimeBarriersAndAllocationsAreReportedOnce) {
   EXPECT_EQ(cudaMalloc(&p, 100), cudaSuccess);
   EXPECT_EQ(cudaFree(p), cudaSuccess);
   const auto e = events();
-  ASSERT_EQ(e.size(), 3u);
+  ASSERT_EQ(e.size(), 4u);
   EXPECT_EQ(e[0].what, recorded::barrier);
   EXPECT_EQ(e[0].stream, stream(0x21));
   EXPECT_EQ(e[1].what, recorded::allocated);
@@ -548,6 +549,7 @@ TEST_F(Interposition, RuntimeBarriersAndAllocationsAreReportedOnce) {
   EXPECT_EQ(e[1].bytes, 100u);
   EXPECT_EQ(e[2].what, recorded::freed);
   EXPECT_EQ(e[2].address, reinterpret_cast<std::uint64_t>(p));
+  EXPECT_EQ(e[3].what, recorded::work_issued);
   for (const auto& event : e) EXPECT_EQ(event.nesting, 1);
   EXPECT_EQ(calls().size(), 3u);
 }

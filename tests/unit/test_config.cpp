@@ -33,6 +33,7 @@ std::string setting(const config& c, const std::string& variable) {
   if (variable == "ACS_LOG_LEVEL") return std::string(to_string(c.log));
   if (variable == "ACS_INFER") return c.infer == infer_mode::alloc ? "alloc" : "off";
   if (variable == "ACS_JOIN") return c.eager_join ? "eager" : "lazy";
+  if (variable == "ACS_ISSUE") return c.issue_thread ? "thread" : "inline";
   if (variable == "ACS_MERGE")
     return c.merge == chain_merge::adaptive ? "adaptive" : c.merge == chain_merge::always ? "always" : "never";
   ADD_FAILURE() << "no setting for " << variable;
@@ -54,6 +55,7 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_TRUE(c.read_ptx);
   EXPECT_FALSE(c.eager_join);
   EXPECT_EQ(c.merge, chain_merge::adaptive);
+  EXPECT_TRUE(c.issue_thread);
   EXPECT_FALSE(c.check);
   EXPECT_TRUE(c.trace.empty());
 }
@@ -69,6 +71,7 @@ TEST(config, valid_values_are_taken) {
                           {"ACS_PTX", "off"},
                           {"ACS_JOIN", "Eager"},
                           {"ACS_MERGE", " Never"},
+                          {"ACS_ISSUE", "INLINE"},
                           {"ACS_CHECK", "1"},
                           {"ACS_TRACE", "/tmp/acs.trace"}},
                          &issues);
@@ -83,6 +86,7 @@ TEST(config, valid_values_are_taken) {
   EXPECT_FALSE(c.read_ptx);
   EXPECT_TRUE(c.eager_join);
   EXPECT_EQ(c.merge, chain_merge::never);
+  EXPECT_FALSE(c.issue_thread);
   EXPECT_TRUE(c.check);
   EXPECT_EQ(c.trace, "/tmp/acs.trace");
 }
@@ -178,6 +182,7 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_LOG_LEVEL", "3", "warn"}, rejected{"ACS_INFER", "always", "alloc"},
                     rejected{"ACS_INFER", "on", "alloc"}, rejected{"ACS_JOIN", "early", "lazy"},
                     rejected{"ACS_JOIN", "1", "lazy"}, rejected{"ACS_MERGE", "sometimes", "adaptive"},
+                    rejected{"ACS_ISSUE", "threads", "thread"},
                     rejected{"ACS_PTX", "maybe", "1"}),
     case_name);
 

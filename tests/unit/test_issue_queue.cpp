@@ -1,0 +1,272 @@
+// The issuing thread (issue_queue.hpp): what it issues, in which order, from which thread,
+// and what the caller's own calls wait for.
+#include "issue_queue.hpp"
+
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace acs {
+namespace {
+
+struct call {
+  std::string what;
+  std::uintptr_t a = 0, b = 0;
+  std::thread::id thread;
+};
+
+// Records every call with its thread; pool-stream work is slow, so that a caller that does
+// not wait for it overtakes it. Detaches kernels whose value is even.
+class slow_backend final : public backend {
+ public:
+  std::chrono::microseconds latency{200};
+  backend_status fail_record = 0, fail_wait = 0, fail_detached = 0;
+  int pending_queries = 0;  // queries answer `pending` this many times
+
+  std::vector<call> calls() const {
+    std::lock_guard lock(mutex_);
+    return calls_;
+  }
+
+  backend_status create_stream(stream_handle* out) override {
+    *out = 100 + ++streams_;
+    return 0;
+  }
+  backend_status create_event(event_handle* out) override {
+    *out = 500 + ++events_;
+    return 0;
+  }
+  backend_status record_event(event_handle e, stream_handle s) override {
+    slow(s);
+    note("record", e, s);
+    return fail_record;
+  }
+  backend_status wait_event(stream_handle s, event_handle e) override {
+    slow(s);
+    note("wait", s, e);
+    return fail_wait;
+  }
+  event_state query_event(event_handle e) override {
+    note("query", e, 0);
+    std::lock_guard lock(mutex_);
+    return pending_queries-- > 0 ? event_state::pending : event_state::complete;
+  }
+  backend_status synchronize(stream_handle s) override {
+    note("sync", s, 0);
+    return 0;
+  }
+  backend_status launch(const void* kernel, stream_handle s) override {
+    note("launch", *static_cast<const int*>(kernel), s);
+    return 0;
+  }
+  const void* detach(const void* kernel) override {
+    const int k = *static_cast<const int*>(kernel);
+    return k % 2 == 0 ? new int(k) : nullptr;
+  }
+  backend_status launch_detached(const void* kernel, stream_handle s) override {
+    const std::unique_ptr<const int> k(static_cast<const int*>(kernel));
+    slow(s);
+    note("launch", *k, s);
+    return fail_detached;
+  }
+  void issuing_thread_started() noexcept override { note("started", 0, 0); }
+  void destroy_stream(stream_handle s) noexcept override { note("destroy_stream", s, 0); }
+  void destroy_event(event_handle e) noexcept override { note("destroy_event", e, 0); }
+
+ private:
+  void slow(stream_handle s) const {
+    if (s > 100 && s < 200) std::this_thread::sleep_for(latency);  // pool streams only
+  }
+  void note(const char* what, std::uintptr_t a, std::uintptr_t b) {
+    std::lock_guard lock(mutex_);
+    calls_.push_back({what, a, b, std::this_thread::get_id()});
+  }
+  mutable std::mutex mutex_;
+  std::vector<call> calls_;
+  unsigned streams_ = 0, events_ = 0;
+};
+
+constexpr stream_handle app_stream = 7;
+
+std::size_t index_of(const std::vector<call>& calls, const std::string& what, std::uintptr_t a, std::uintptr_t b) {
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    if (calls[i].what == what && calls[i].a == a && calls[i].b == b) return i;
+  return calls.size();
+}
+
+TEST(issue_queue, pool_work_is_issued_in_order_by_its_own_thread) {
+  slow_backend gpu;
+  std::vector<call> calls;
+  {
+    issue_queue q(gpu);
+    stream_handle p1 = 0, p2 = 0;
+    event_handle e = 0;
+    ASSERT_EQ(q.create_stream(&p1), 0);
+    ASSERT_EQ(q.create_stream(&p2), 0);
+    ASSERT_EQ(q.create_event(&e), 0);
+    const int k0 = 0, k2 = 2, k4 = 4;
+    EXPECT_EQ(q.launch(&k0, p1), 0);
+    EXPECT_EQ(q.record_event(e, p1), 0);
+    EXPECT_EQ(q.wait_event(p2, e), 0);
+    EXPECT_EQ(q.launch(&k2, p2), 0);
+    EXPECT_EQ(q.launch(&k4, p1), 0);
+    q.drain();
+    calls = gpu.calls();
+    EXPECT_EQ(q.stats().deferred, 3u);
+  }
+  std::vector<std::string> pool_work;
+  std::thread::id issuer;
+  for (const call& c : calls) {
+    if (c.what == "started") issuer = c.thread;
+    if (c.what == "launch" || c.what == "record" || c.what == "wait") {
+      pool_work.push_back(c.what + " " + std::to_string(c.a));
+      EXPECT_EQ(c.thread, issuer) << c.what << " not issued by the issuing thread";
+      EXPECT_NE(c.thread, std::this_thread::get_id());
+    }
+  }
+  EXPECT_EQ(pool_work, (std::vector<std::string>{"launch 0", "record 501", "wait 102", "launch 2", "launch 4"}));
+}
+
+TEST(issue_queue, own_calls_wait_for_the_queued_calls_naming_their_event) {
+  slow_backend gpu;
+  issue_queue q(gpu);
+  stream_handle p = 0;
+  event_handle e = 0, other = 0;
+  ASSERT_EQ(q.create_stream(&p), 0);
+  ASSERT_EQ(q.create_event(&e), 0);
+  ASSERT_EQ(q.create_event(&other), 0);
+  const int k = 0;
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(q.launch(&k, p), 0);
+  ASSERT_EQ(q.record_event(e, p), 0);
+  // A join: the application's stream waits for `e` at once, on this thread, after its record.
+  ASSERT_EQ(q.wait_event(app_stream, e), 0);
+  ASSERT_EQ(q.record_event(other, p), 0);
+  (void)q.query_event(e);
+  std::vector<call> calls = gpu.calls();
+  const std::size_t record = index_of(calls, "record", e, p), join = index_of(calls, "wait", app_stream, e);
+  ASSERT_LT(record, calls.size());
+  ASSERT_LT(join, calls.size());
+  EXPECT_LT(record, join);
+  EXPECT_EQ(calls[join].thread, std::this_thread::get_id());
+  q.drain();
+  calls = gpu.calls();
+  EXPECT_LT(index_of(calls, "query", e, 0), calls.size());
+  EXPECT_LT(join, index_of(calls, "record", other, p));  // `other` was queued after the join: still pending then
+}
+
+TEST(issue_queue, a_record_on_an_application_stream_waits_for_the_queued_waits_on_its_event) {
+  slow_backend gpu;
+  issue_queue q(gpu);
+  stream_handle p = 0;
+  event_handle fork = 0;
+  ASSERT_EQ(q.create_stream(&p), 0);
+  ASSERT_EQ(q.create_event(&fork), 0);
+  ASSERT_EQ(q.wait_event(p, fork), 0);          // a pool stream waits on the fork event
+  ASSERT_EQ(q.record_event(fork, app_stream), 0);  // re-recorded: must not overtake that wait
+  const std::vector<call> calls = gpu.calls();
+  EXPECT_LT(index_of(calls, "wait", p, fork), index_of(calls, "record", fork, app_stream));
+}
+
+TEST(issue_queue, a_launch_it_cannot_detach_is_issued_at_once_after_the_queue) {
+  slow_backend gpu;
+  issue_queue q(gpu);
+  stream_handle p = 0;
+  ASSERT_EQ(q.create_stream(&p), 0);
+  const int deferred = 2, now = 3;
+  ASSERT_EQ(q.launch(&deferred, p), 0);
+  ASSERT_EQ(q.launch(&now, p), 0);
+  const std::vector<call> calls = gpu.calls();  // no drain: the launch itself waited
+  const std::size_t first = index_of(calls, "launch", 2, p), second = index_of(calls, "launch", 3, p);
+  ASSERT_LT(second, calls.size());
+  EXPECT_LT(first, second);
+  EXPECT_EQ(calls[second].thread, std::this_thread::get_id());
+  EXPECT_EQ(q.stats().inline_launches, 1u);
+}
+
+TEST(issue_queue, drain_returns_only_once_everything_queued_was_issued) {
+  slow_backend gpu;
+  gpu.latency = std::chrono::microseconds(2000);
+  issue_queue q(gpu);
+  stream_handle p = 0;
+  ASSERT_EQ(q.create_stream(&p), 0);
+  const int k = 4;
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(q.launch(&k, p), 0);
+  q.drain();
+  std::size_t launches = 0;
+  for (const call& c : gpu.calls()) launches += c.what == "launch";
+  EXPECT_EQ(launches, 4u);
+}
+
+TEST(issue_queue, a_full_ring_makes_the_caller_wait_without_losing_calls) {
+  slow_backend gpu;
+  gpu.latency = std::chrono::microseconds(20);
+  issue_queue q(gpu, 4);
+  stream_handle p = 0;
+  ASSERT_EQ(q.create_stream(&p), 0);
+  std::vector<int> kernels(64);
+  for (int i = 0; i < 64; ++i) {
+    kernels[i] = 2 * i;
+    ASSERT_EQ(q.launch(&kernels[i], p), 0);
+  }
+  q.drain();
+  std::vector<std::uintptr_t> order;
+  for (const call& c : gpu.calls())
+    if (c.what == "launch") order.push_back(c.a);
+  ASSERT_EQ(order.size(), 64u);
+  for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], 2 * i);
+  EXPECT_GT(q.stats().waits, 0u);
+}
+
+TEST(issue_queue, a_failed_wait_is_stood_in_for_by_the_host_before_the_next_launch) {
+  slow_backend gpu;
+  gpu.fail_wait = 700;
+  gpu.pending_queries = 3;
+  issue_queue q(gpu);
+  stream_handle p = 0;
+  event_handle e = 0;
+  ASSERT_EQ(q.create_stream(&p), 0);
+  ASSERT_EQ(q.create_event(&e), 0);
+  const int k = 6;
+  ASSERT_EQ(q.wait_event(p, e), 0);  // fails on the issuing thread
+  ASSERT_EQ(q.launch(&k, p), 0);
+  q.drain();
+  EXPECT_TRUE(q.broken());
+  EXPECT_EQ(q.stats().failures, 1u);
+  const std::vector<call> calls = gpu.calls();
+  std::size_t queries = 0, last_query = 0;
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    if (calls[i].what == "query" && calls[i].a == e) ++queries, last_query = i;
+  EXPECT_EQ(queries, 4u);  // until the event completed
+  EXPECT_LT(last_query, index_of(calls, "launch", 6, p));
+  // Once broken, launches are no longer deferred.
+  const int later = 8;
+  ASSERT_EQ(q.launch(&later, p), 0);
+  EXPECT_EQ(gpu.calls().back().thread, std::this_thread::get_id());
+}
+
+TEST(issue_queue, a_failed_record_is_stood_in_for_by_synchronising_its_stream) {
+  slow_backend gpu;
+  gpu.fail_record = 700;
+  issue_queue q(gpu);
+  stream_handle p = 0;
+  event_handle e = 0;
+  ASSERT_EQ(q.create_stream(&p), 0);
+  ASSERT_EQ(q.create_event(&e), 0);
+  const int k = 10;
+  ASSERT_EQ(q.launch(&k, p), 0);
+  ASSERT_EQ(q.record_event(e, p), 0);
+  ASSERT_EQ(q.wait_event(app_stream, e), 0);  // a join after the failed record
+  const std::vector<call> calls = gpu.calls();
+  const std::size_t sync = index_of(calls, "sync", p, 0);
+  ASSERT_LT(sync, calls.size());
+  EXPECT_LT(index_of(calls, "record", e, p), sync);
+  EXPECT_LT(sync, index_of(calls, "wait", app_stream, e));
+  EXPECT_TRUE(q.broken());
+}
+
+}  // namespace
+}  // namespace acs
