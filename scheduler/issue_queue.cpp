@@ -2,14 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 namespace acs {
 
 namespace {
-
-// How long a thread spins before it sleeps: the next launch usually comes within a few µs,
-// and waking a sleeping thread costs more than that.
-constexpr auto spin_time = std::chrono::microseconds(50);
 
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -17,24 +14,38 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
-// Until `value` reaches `target`: spins a while, then sleeps (std::atomic::wait).
-void spin_then_wait(const std::atomic<std::uint64_t>& value, std::uint64_t target) noexcept {
-  const auto until = std::chrono::steady_clock::now() + spin_time;
-  unsigned n = 0;
-  for (std::uint64_t seen = value.load(std::memory_order_acquire); seen < target;
-       seen = value.load(std::memory_order_acquire)) {
-    if ((++n & 63u) != 0 || std::chrono::steady_clock::now() < until) {
+}  // namespace
+
+// Spins a while (the awaited call usually comes within a few µs), then sleeps on the
+// condition variable, and spins again after any wake-up. std::atomic::wait is not used: for
+// 64-bit values libstdc++ waits through a proxy and woke up after ~1 ms on average here.
+void issue_queue::parking::wait_until(const std::atomic<std::uint64_t>& value, std::uint64_t target) noexcept {
+  for (;;) {
+    const auto until = std::chrono::steady_clock::now() + spin_time_;
+    for (unsigned n = 1; value.load(std::memory_order_seq_cst) < target; ++n) {
       cpu_relax();
-      continue;
+      if ((n & 63u) != 0) continue;
+      if (std::chrono::steady_clock::now() > until) break;
+      // A thread woken on the waker's CPU must not hold that CPU while the waker is ready.
+      std::this_thread::yield();
     }
-    value.wait(seen, std::memory_order_acquire);
+    if (value.load(std::memory_order_seq_cst) >= target) return;
+    std::unique_lock lock(mutex_);
+    // seq_cst against wake(): either the waker sees this sleeper, or this load sees its value.
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    if (value.load(std::memory_order_seq_cst) < target) wakeup_.wait(lock);
+    sleepers_.fetch_sub(1, std::memory_order_seq_cst);
   }
 }
 
-}  // namespace
+void issue_queue::parking::wake() noexcept {
+  if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
+  std::lock_guard lock(mutex_);
+  wakeup_.notify_all();
+}
 
-issue_queue::issue_queue(backend& inner, unsigned capacity)
-    : inner_(inner), ring_(std::max(capacity, 2u)), thread_([this] { run(); }) {}
+issue_queue::issue_queue(backend& inner, unsigned capacity, bool issue_when_asleep)
+    : inner_(inner), issue_when_asleep_(issue_when_asleep), ring_(std::max(capacity, 2u)), thread_([this] { run(); }) {}
 
 issue_queue::~issue_queue() {
   enqueue({op::stop, 0, 0, nullptr});
@@ -53,11 +64,11 @@ void issue_queue::enqueue(const command& c) {
   }
   ring_[n % ring_.size()] = c;
   if (c.event != 0) event_last_use_[c.event] = n + 1;
-  queued_.store(n + 1, std::memory_order_release);
-  queued_.notify_all();  // a load when nobody sleeps
+  queued_.store(n + 1, std::memory_order_seq_cst);
+  worker_parking_.wake();
 }
 
-void issue_queue::wait_issued(std::uint64_t count) noexcept { spin_then_wait(issued_, count); }
+void issue_queue::wait_issued(std::uint64_t count) noexcept { caller_parking_.wait_until(issued_, count); }
 
 void issue_queue::drain() noexcept { wait_issued(queued_.load(std::memory_order_acquire)); }
 
@@ -74,7 +85,7 @@ void issue_queue::wait_for_event(event_handle e) noexcept {
 void issue_queue::run() noexcept {
   inner_.issuing_thread_started();
   for (std::uint64_t next = 0;;) {
-    spin_then_wait(queued_, next + 1);
+    worker_parking_.wait_until(queued_, next + 1);
     const command c = ring_[next % ring_.size()];
     if (c.kind == op::stop) return;
     if (execute(c) != 0) {
@@ -82,8 +93,8 @@ void issue_queue::run() noexcept {
       broken_.store(true, std::memory_order_release);
       stand_in_for(c);
     }
-    issued_.store(++next, std::memory_order_release);
-    issued_.notify_all();
+    issued_.store(++next, std::memory_order_seq_cst);
+    caller_parking_.wake();
   }
 }
 
@@ -125,8 +136,19 @@ backend_status issue_queue::create_event(event_handle* out) {
   return inner_.create_event(out);
 }
 
+// Nothing queued and the issuing thread asleep: waking it would cost more than the call
+// (tens of µs on a VM), so the caller makes the call itself, and wakes the thread for the
+// calls that may follow.
+bool issue_queue::issue_here() noexcept {
+  if (!issue_when_asleep_ || queued_.load(std::memory_order_seq_cst) != issued_.load(std::memory_order_seq_cst) ||
+      !worker_parking_.asleep())
+    return false;
+  worker_parking_.wake();
+  return true;
+}
+
 backend_status issue_queue::record_event(event_handle event, stream_handle stream) {
-  if (is_pool(stream)) {
+  if (is_pool(stream) && !issue_here()) {
     enqueue({op::record, stream, event, nullptr});
     return 0;
   }
@@ -135,7 +157,7 @@ backend_status issue_queue::record_event(event_handle event, stream_handle strea
 }
 
 backend_status issue_queue::wait_event(stream_handle stream, event_handle event) {
-  if (is_pool(stream)) {
+  if (is_pool(stream) && !issue_here()) {
     enqueue({op::wait, stream, event, nullptr});
     return 0;
   }
@@ -154,14 +176,14 @@ backend_status issue_queue::synchronize(stream_handle stream) {
 }
 
 backend_status issue_queue::launch(const void* kernel, stream_handle stream) {
-  if (is_pool(stream) && !broken()) {
+  if (is_pool(stream) && !broken() && !issue_here()) {
     if (const void* detached = inner_.detach(kernel)) {
       enqueue({op::launch, stream, 0, detached});
       return 0;
     }
   }
   // At once, after everything queued: the pool stream's earlier work, and the records its
-  // waits name.
+  // waits name. Its status is the application's.
   ++inline_launches_;
   if (queued_.load(std::memory_order_relaxed) != issued_.load(std::memory_order_acquire)) ++waits_;
   drain();

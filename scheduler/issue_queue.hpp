@@ -7,7 +7,8 @@
 // driver calls, so acs's time per launch overlaps the driver's.
 //
 // Ordering. Every record, wait and launch on a pool stream (a stream made by
-// create_stream) is queued, and the issuing thread runs them in the order they were
+// create_stream) is queued (unless nothing is queued and the thread sleeps: then the caller
+// makes it at once, since waking the thread takes longer), and the issuing thread runs them in the order they were
 // queued: the order the scheduler called them. Everything else runs at once on the
 // caller's thread, after the queued calls it depends on:
 //  * a call naming an event (a wait or record on an application stream, a query) waits
@@ -29,8 +30,11 @@
 // Thread-safety: calls other than drain() and broken() must be serialised by the caller (the
 // scheduler's lock); drain() and broken() may be called from any thread.
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -48,7 +52,9 @@ struct issue_queue_stats {
 
 class issue_queue final : public backend {
  public:
-  explicit issue_queue(backend& inner, unsigned capacity = 1024);
+  // `issue_when_asleep`: whether the caller makes a call itself when nothing is queued and the
+  // issuing thread sleeps (issue_here); tests of the thread's own order turn it off.
+  explicit issue_queue(backend& inner, unsigned capacity = 1024, bool issue_when_asleep = true);
   ~issue_queue() override;  // issues what is queued, then stops the thread
   issue_queue(const issue_queue&) = delete;
   issue_queue& operator=(const issue_queue&) = delete;
@@ -78,7 +84,23 @@ class issue_queue final : public backend {
     const void* kernel = nullptr;
   };
 
+  // Where a thread sleeps until a counter reaches a value.
+  class parking {
+   public:
+    explicit parking(std::chrono::microseconds spin) : spin_time_(spin) {}
+    void wait_until(const std::atomic<std::uint64_t>& value, std::uint64_t target) noexcept;
+    void wake() noexcept;  // after the counter changed, or to have a sleeper spin again
+    bool asleep() const noexcept { return sleepers_.load(std::memory_order_seq_cst) != 0; }
+
+   private:
+    std::chrono::microseconds spin_time_;
+    std::mutex mutex_;
+    std::condition_variable wakeup_;
+    std::atomic<unsigned> sleepers_{0};
+  };
+
   bool is_pool(stream_handle s) const noexcept;
+  bool issue_here() noexcept;
   void enqueue(const command& c);
   void wait_issued(std::uint64_t count) noexcept;
   void wait_for_event(event_handle e) noexcept;
@@ -87,12 +109,17 @@ class issue_queue final : public backend {
   backend_status execute(const command& c) noexcept;
 
   backend& inner_;
+  bool issue_when_asleep_;
   std::vector<command> ring_;
   std::vector<stream_handle> pool_streams_;  // created through this queue
   // Per event: how many calls had been queued when the last call naming it was queued.
   std::unordered_map<event_handle, std::uint64_t> event_last_use_;
   std::atomic<std::uint64_t> queued_{0};
   std::atomic<std::uint64_t> issued_{0};
+  // The issuing thread, until something is queued: it spins for the next launch of a burst.
+  parking worker_parking_{std::chrono::microseconds(200)};
+  // Callers, until something is issued: at ~5 µs a launch, a full window takes ~150 µs.
+  parking caller_parking_{std::chrono::microseconds(1000)};
   std::atomic<bool> broken_{false};
   std::atomic<std::uint64_t> deferred_{0}, failures_{0};
   std::uint64_t inline_launches_ = 0, waits_ = 0;

@@ -102,7 +102,7 @@ TEST(issue_queue, pool_work_is_issued_in_order_by_its_own_thread) {
   slow_backend gpu;
   std::vector<call> calls;
   {
-    issue_queue q(gpu);
+    issue_queue q(gpu, 1024, false);
     stream_handle p1 = 0, p2 = 0;
     event_handle e = 0;
     ASSERT_EQ(q.create_stream(&p1), 0);
@@ -133,7 +133,7 @@ TEST(issue_queue, pool_work_is_issued_in_order_by_its_own_thread) {
 
 TEST(issue_queue, own_calls_wait_for_the_queued_calls_naming_their_event) {
   slow_backend gpu;
-  issue_queue q(gpu);
+  issue_queue q(gpu, 1024, false);
   stream_handle p = 0;
   event_handle e = 0, other = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
@@ -160,7 +160,7 @@ TEST(issue_queue, own_calls_wait_for_the_queued_calls_naming_their_event) {
 
 TEST(issue_queue, a_record_on_an_application_stream_waits_for_the_queued_waits_on_its_event) {
   slow_backend gpu;
-  issue_queue q(gpu);
+  issue_queue q(gpu, 1024, false);
   stream_handle p = 0;
   event_handle fork = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
@@ -173,7 +173,7 @@ TEST(issue_queue, a_record_on_an_application_stream_waits_for_the_queued_waits_o
 
 TEST(issue_queue, a_launch_it_cannot_detach_is_issued_at_once_after_the_queue) {
   slow_backend gpu;
-  issue_queue q(gpu);
+  issue_queue q(gpu, 1024, false);
   stream_handle p = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
   const int deferred = 2, now = 3;
@@ -190,7 +190,7 @@ TEST(issue_queue, a_launch_it_cannot_detach_is_issued_at_once_after_the_queue) {
 TEST(issue_queue, drain_returns_only_once_everything_queued_was_issued) {
   slow_backend gpu;
   gpu.latency = std::chrono::microseconds(2000);
-  issue_queue q(gpu);
+  issue_queue q(gpu, 1024, false);
   stream_handle p = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
   const int k = 4;
@@ -204,7 +204,7 @@ TEST(issue_queue, drain_returns_only_once_everything_queued_was_issued) {
 TEST(issue_queue, a_full_ring_makes_the_caller_wait_without_losing_calls) {
   slow_backend gpu;
   gpu.latency = std::chrono::microseconds(20);
-  issue_queue q(gpu, 4);
+  issue_queue q(gpu, 4, false);
   stream_handle p = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
   std::vector<int> kernels(64);
@@ -225,7 +225,7 @@ TEST(issue_queue, a_failed_wait_is_stood_in_for_by_the_host_before_the_next_laun
   slow_backend gpu;
   gpu.fail_wait = 700;
   gpu.pending_queries = 3;
-  issue_queue q(gpu);
+  issue_queue q(gpu, 1024, false);
   stream_handle p = 0;
   event_handle e = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
@@ -248,10 +248,24 @@ TEST(issue_queue, a_failed_wait_is_stood_in_for_by_the_host_before_the_next_laun
   EXPECT_EQ(gpu.calls().back().thread, std::this_thread::get_id());
 }
 
+TEST(issue_queue, with_nothing_queued_and_the_thread_asleep_the_caller_issues_at_once) {
+  slow_backend gpu;
+  issue_queue q(gpu);
+  stream_handle p = 0;
+  ASSERT_EQ(q.create_stream(&p), 0);
+  const int k = 12;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the thread spins ~0.2 ms, then sleeps
+  ASSERT_EQ(q.launch(&k, p), 0);
+  const std::vector<call> calls = gpu.calls();
+  ASSERT_EQ(calls.back().what, "launch");  // issued before launch() returned
+  EXPECT_EQ(calls.back().thread, std::this_thread::get_id());
+  EXPECT_EQ(q.stats().deferred, 0u);
+}
+
 TEST(issue_queue, a_failed_record_is_stood_in_for_by_synchronising_its_stream) {
   slow_backend gpu;
   gpu.fail_record = 700;
-  issue_queue q(gpu);
+  issue_queue q(gpu, 1024, false);
   stream_handle p = 0;
   event_handle e = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
