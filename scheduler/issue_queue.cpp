@@ -147,22 +147,23 @@ bool issue_queue::issue_here() noexcept {
   return true;
 }
 
-backend_status issue_queue::record_event(event_handle event, stream_handle stream) {
+// A record or wait: queued on a pool stream; otherwise made now, after the queued calls
+// naming its event.
+backend_status issue_queue::event_call(op kind, stream_handle stream, event_handle event) {
   if (is_pool(stream) && !issue_here()) {
-    enqueue({op::record, stream, event, nullptr});
+    enqueue({kind, stream, event, nullptr});
     return 0;
   }
   wait_for_event(event);
-  return inner_.record_event(event, stream);
+  return execute({kind, stream, event, nullptr});
+}
+
+backend_status issue_queue::record_event(event_handle event, stream_handle stream) {
+  return event_call(op::record, stream, event);
 }
 
 backend_status issue_queue::wait_event(stream_handle stream, event_handle event) {
-  if (is_pool(stream) && !issue_here()) {
-    enqueue({op::wait, stream, event, nullptr});
-    return 0;
-  }
-  wait_for_event(event);
-  return inner_.wait_event(stream, event);
+  return event_call(op::wait, stream, event);
 }
 
 event_state issue_queue::query_event(event_handle event) {

@@ -101,6 +101,7 @@ class issue_queue final : public backend {
 
   bool is_pool(stream_handle s) const noexcept;
   bool issue_here() noexcept;
+  backend_status event_call(op kind, stream_handle stream, event_handle event);
   void enqueue(const command& c);
   void wait_issued(std::uint64_t count) noexcept;
   void wait_for_event(event_handle e) noexcept;
