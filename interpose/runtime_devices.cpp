@@ -134,9 +134,9 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
   try {
     const config& c = settings();
     // A tracer tags each launch around the driver call, on the application's thread.
-    const bool issue_thread = c.issue_thread && c.trace.empty();
+    const unsigned issue_threads = c.issue_thread && c.trace.empty() ? c.issue_threads : 0;
     auto* rt = new device_runtime(cuda, e.context,
-                                  scheduler_config{c.window, c.streams, c.eager_join, c.merge, issue_thread});
+                                  scheduler_config{c.window, c.streams, c.eager_join, c.merge, issue_threads});
     static const bool drains_at_exit = std::atexit(drain_all_at_exit) == 0;
     (void)drains_at_exit;
     {
@@ -146,8 +146,8 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     stats::set_scheduler_source(&sum_stats);
     if (dispatch_observer* o = trace::new_observer(static_cast<unsigned>(e.device))) rt->sched.set_observer(o);
     e.runtime.store(rt, std::memory_order_release);
-    log::info("device {}: scheduling launches with a window of {} over {} pool streams{}", e.device, c.window,
-              c.streams, issue_thread ? ", issued by acs's own thread" : "");
+    log::info("device {}: scheduling launches with a window of {} over {} pool streams, issued by {} thread(s) "
+              "of acs's own (0: the application's)", e.device, c.window, c.streams, issue_threads);
     return rt;
   } catch (...) {
     e.failed.store(true, std::memory_order_relaxed);

@@ -44,57 +44,79 @@ void issue_queue::parking::wake() noexcept {
   wakeup_.notify_all();
 }
 
-issue_queue::issue_queue(backend& inner, unsigned capacity, bool issue_when_asleep)
-    : inner_(inner), issue_when_asleep_(issue_when_asleep), ring_(std::max(capacity, 2u)), thread_([this] { run(); }) {}
+issue_queue::issue_queue(backend& inner, unsigned threads, unsigned capacity, bool issue_when_asleep)
+    : inner_(inner), issue_when_asleep_(issue_when_asleep) {
+  const unsigned n = std::clamp(threads, 1u, max_threads);
+  for (unsigned i = 0; i < n; ++i) lanes_.push_back(std::make_unique<lane>(std::max(capacity, 2u)));
+  for (auto& l : lanes_) l->thread = std::thread([this, p = l.get()] { run(*p); });
+}
 
 issue_queue::~issue_queue() {
-  enqueue({op::stop, 0, 0, nullptr});
-  thread_.join();
+  for (unsigned i = 0; i < lanes_.size(); ++i) enqueue(i, {op::stop});
+  for (auto& l : lanes_) l->thread.join();
 }
 
-bool issue_queue::is_pool(stream_handle s) const noexcept {
-  return std::find(pool_streams_.begin(), pool_streams_.end(), s) != pool_streams_.end();
+unsigned issue_queue::lane_of(stream_handle s) const noexcept {
+  const auto it = std::find(pool_streams_.begin(), pool_streams_.end(), s);
+  if (it == pool_streams_.end()) return no_lane;
+  return static_cast<unsigned>(it - pool_streams_.begin()) % static_cast<unsigned>(lanes_.size());
 }
 
-void issue_queue::enqueue(const command& c) {
-  const std::uint64_t n = queued_.load(std::memory_order_relaxed);
-  if (n - issued_.load(std::memory_order_acquire) >= ring_.size()) {
+void issue_queue::enqueue(unsigned li, command c) {
+  lane& l = *lanes_[li];
+  const std::uint64_t n = l.queued.load(std::memory_order_relaxed);
+  if (n - l.issued.load(std::memory_order_acquire) >= l.ring.size()) {
     ++waits_;
-    wait_issued(n - ring_.size() + 1);
+    wait_issued(l, n - l.ring.size() + 1);
   }
-  ring_[n % ring_.size()] = c;
-  if (c.event != 0) event_last_use_[c.event] = n + 1;
-  queued_.store(n + 1, std::memory_order_seq_cst);
-  worker_parking_.wake();
+  if (c.event != 0) {
+    const auto [it, first] = event_last_use_.try_emplace(c.event, last_use{li, n + 1});
+    if (!first) {
+      if (it->second.lane != li) {
+        c.after_lane = it->second.lane;
+        c.after_count = it->second.count;
+      }
+      it->second = {li, n + 1};
+    }
+  }
+  l.ring[n % l.ring.size()] = c;
+  l.queued.store(n + 1, std::memory_order_seq_cst);
+  l.worker.wake();
 }
 
-void issue_queue::wait_issued(std::uint64_t count) noexcept { caller_parking_.wait_until(issued_, count); }
+void issue_queue::wait_issued(const lane& l, std::uint64_t count) noexcept {
+  issued_parking_.wait_until(l.issued, count);
+}
 
-void issue_queue::drain() noexcept { wait_issued(queued_.load(std::memory_order_acquire)); }
+void issue_queue::drain() noexcept {
+  for (const auto& l : lanes_) wait_issued(*l, l->queued.load(std::memory_order_acquire));
+}
 
 void issue_queue::wait_for_event(event_handle e) noexcept {
   const auto it = event_last_use_.find(e);
   if (it == event_last_use_.end()) return;
-  if (issued_.load(std::memory_order_acquire) < it->second) {
+  const lane& l = *lanes_[it->second.lane];
+  if (l.issued.load(std::memory_order_acquire) < it->second.count) {
     ++waits_;
-    wait_issued(it->second);
+    wait_issued(l, it->second.count);
   }
   event_last_use_.erase(it);
 }
 
-void issue_queue::run() noexcept {
+void issue_queue::run(lane& l) noexcept {
   inner_.issuing_thread_started();
   for (std::uint64_t next = 0;;) {
-    worker_parking_.wait_until(queued_, next + 1);
-    const command c = ring_[next % ring_.size()];
+    l.worker.wait_until(l.queued, next + 1);
+    const command c = l.ring[next % l.ring.size()];
     if (c.kind == op::stop) return;
+    if (c.after_lane != no_lane) wait_issued(*lanes_[c.after_lane], c.after_count);
     if (execute(c) != 0) {
       failures_.fetch_add(1, std::memory_order_relaxed);
       broken_.store(true, std::memory_order_release);
       stand_in_for(c);
     }
-    issued_.store(++next, std::memory_order_seq_cst);
-    caller_parking_.wake();
+    l.issued.store(++next, std::memory_order_seq_cst);
+    issued_parking_.wake();
   }
 }
 
@@ -136,26 +158,27 @@ backend_status issue_queue::create_event(event_handle* out) {
   return inner_.create_event(out);
 }
 
-// Nothing queued and the issuing thread asleep: waking it would cost more than the call
+// Nothing queued for the lane and its thread asleep: waking it would cost more than the call
 // (tens of µs on a VM), so the caller makes the call itself, and wakes the thread for the
 // calls that may follow.
-bool issue_queue::issue_here() noexcept {
-  if (!issue_when_asleep_ || queued_.load(std::memory_order_seq_cst) != issued_.load(std::memory_order_seq_cst) ||
-      !worker_parking_.asleep())
+bool issue_queue::issue_here(unsigned li) noexcept {
+  lane& l = *lanes_[li];
+  if (!issue_when_asleep_ || l.queued.load(std::memory_order_seq_cst) != l.issued.load(std::memory_order_seq_cst) ||
+      !l.worker.asleep())
     return false;
-  worker_parking_.wake();
+  l.worker.wake();
   return true;
 }
 
-// A record or wait: queued on a pool stream; otherwise made now, after the queued calls
-// naming its event.
+// A record or wait: queued for the lane of a pool stream; otherwise made now, after the
+// queued calls naming its event.
 backend_status issue_queue::event_call(op kind, stream_handle stream, event_handle event) {
-  if (is_pool(stream) && !issue_here()) {
-    enqueue({kind, stream, event, nullptr});
+  if (const unsigned l = lane_of(stream); l != no_lane && !issue_here(l)) {
+    enqueue(l, {kind, stream, event});
     return 0;
   }
   wait_for_event(event);
-  return execute({kind, stream, event, nullptr});
+  return execute({kind, stream, event});
 }
 
 backend_status issue_queue::record_event(event_handle event, stream_handle stream) {
@@ -177,16 +200,15 @@ backend_status issue_queue::synchronize(stream_handle stream) {
 }
 
 backend_status issue_queue::launch(const void* kernel, stream_handle stream) {
-  if (is_pool(stream) && !broken() && !issue_here()) {
+  if (const unsigned l = lane_of(stream); l != no_lane && !broken() && !issue_here(l)) {
     if (const void* detached = inner_.detach(kernel)) {
-      enqueue({op::launch, stream, 0, detached});
+      enqueue(l, {op::launch, stream, 0, detached});
       return 0;
     }
   }
   // At once, after everything queued: the pool stream's earlier work, and the records its
   // waits name. Its status is the application's.
   ++inline_launches_;
-  if (queued_.load(std::memory_order_relaxed) != issued_.load(std::memory_order_acquire)) ++waits_;
   drain();
   return inner_.launch(kernel, stream);
 }

@@ -7,8 +7,9 @@
 // driver calls, so acs's time per launch overlaps the driver's.
 //
 // Ordering. Every record, wait and launch on a pool stream (a stream made by
-// create_stream) is queued (unless nothing is queued and the thread sleeps: then the caller
-// makes it at once, since waking the thread takes longer), and the issuing thread runs them in the order they were
+// create_stream) is queued for the lane (thread) that owns the stream (unless nothing is
+// queued there and its thread sleeps: then the caller makes it at once, since waking the
+// thread takes longer), and the issuing thread runs them in the order they were
 // queued: the order the scheduler called them. Everything else runs at once on the
 // caller's thread, after the queued calls it depends on:
 //  * a call naming an event (a wait or record on an application stream, a query) waits
@@ -52,12 +53,14 @@ struct issue_queue_stats {
 
 class issue_queue final : public backend {
  public:
-  // `issue_when_asleep`: whether the caller makes a call itself when nothing is queued and the
-  // issuing thread sleeps (issue_here); tests of the thread's own order turn it off.
-  explicit issue_queue(backend& inner, unsigned capacity = 1024, bool issue_when_asleep = true);
-  ~issue_queue() override;  // issues what is queued, then stops the thread
+  // `threads`: issuing threads (lanes), 1..max_threads; pool stream i is issued by lane
+  // i % threads. `issue_when_asleep`: whether the caller makes a call itself when its lane has
+  // nothing queued and sleeps (issue_here); tests of the lanes' own order turn it off.
+  explicit issue_queue(backend& inner, unsigned threads = 1, unsigned capacity = 1024, bool issue_when_asleep = true);
+  ~issue_queue() override;  // issues what is queued, then stops the threads
   issue_queue(const issue_queue&) = delete;
   issue_queue& operator=(const issue_queue&) = delete;
+  static constexpr unsigned max_threads = 8;
 
   backend_status create_stream(stream_handle* out) override;
   backend_status create_event(event_handle* out) override;
@@ -77,11 +80,16 @@ class issue_queue final : public backend {
 
  private:
   enum class op : std::uint8_t { record, wait, launch, stop };
+  static constexpr unsigned no_lane = ~0u;
   struct command {
     op kind = op::launch;
     stream_handle stream = 0;
     event_handle event = 0;
     const void* kernel = nullptr;
+    // Issued only once lane `after_lane` has issued `after_count` calls: the last call of
+    // another lane that named the same event.
+    unsigned after_lane = no_lane;
+    std::uint64_t after_count = 0;
   };
 
   // Where a thread sleeps until a counter reaches a value.
@@ -99,32 +107,42 @@ class issue_queue final : public backend {
     std::atomic<unsigned> sleepers_{0};
   };
 
-  bool is_pool(stream_handle s) const noexcept;
-  bool issue_here() noexcept;
+  // One issuing thread and its ring, in FIFO order.
+  struct lane {
+    explicit lane(unsigned capacity) : ring(capacity) {}
+    std::vector<command> ring;
+    std::atomic<std::uint64_t> queued{0};
+    std::atomic<std::uint64_t> issued{0};
+    // Its thread, until something is queued: it spins for the next launch of a burst.
+    parking worker{std::chrono::microseconds(200)};
+    std::thread thread;
+  };
+  struct last_use {
+    unsigned lane;
+    std::uint64_t count;  // the lane's queued count once that call was queued
+  };
+
+  // The lane of a pool stream; no_lane for any other stream.
+  unsigned lane_of(stream_handle s) const noexcept;
+  bool issue_here(unsigned l) noexcept;
   backend_status event_call(op kind, stream_handle stream, event_handle event);
-  void enqueue(const command& c);
-  void wait_issued(std::uint64_t count) noexcept;
+  void enqueue(unsigned l, command c);
+  void wait_issued(const lane& l, std::uint64_t count) noexcept;
   void wait_for_event(event_handle e) noexcept;
   void stand_in_for(const command& c) noexcept;
-  void run() noexcept;
+  void run(lane& l) noexcept;
   backend_status execute(const command& c) noexcept;
 
   backend& inner_;
   bool issue_when_asleep_;
-  std::vector<command> ring_;
-  std::vector<stream_handle> pool_streams_;  // created through this queue
-  // Per event: how many calls had been queued when the last call naming it was queued.
-  std::unordered_map<event_handle, std::uint64_t> event_last_use_;
-  std::atomic<std::uint64_t> queued_{0};
-  std::atomic<std::uint64_t> issued_{0};
-  // The issuing thread, until something is queued: it spins for the next launch of a burst.
-  parking worker_parking_{std::chrono::microseconds(200)};
-  // Callers, until something is issued: at ~5 µs a launch, a full window takes ~150 µs.
-  parking caller_parking_{std::chrono::microseconds(1000)};
+  std::vector<std::unique_ptr<lane>> lanes_;
+  std::vector<stream_handle> pool_streams_;  // created through this queue, in order
+  std::unordered_map<event_handle, last_use> event_last_use_;
+  // Callers, and lanes waiting for another lane: at ~5 µs a launch, a full window takes ~150 µs.
+  parking issued_parking_{std::chrono::microseconds(1000)};
   std::atomic<bool> broken_{false};
   std::atomic<std::uint64_t> deferred_{0}, failures_{0};
   std::uint64_t inline_launches_ = 0, waits_ = 0;
-  std::thread thread_;
 };
 
 }  // namespace acs

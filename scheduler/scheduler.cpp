@@ -57,7 +57,7 @@ struct dependency {
 
 struct scheduler::state {
   backend& gpu;
-  issue_queue* queue;  // when issue_thread: the backend `gpu` is
+  issue_queue* queue;  // with issue_threads: the backend `gpu` is
   scheduler_config config;
   bool started = false;
   backend_status start_status = 0;
@@ -605,7 +605,7 @@ struct scheduler::state {
 };
 
 scheduler::scheduler(backend& gpu, scheduler_config config)
-    : queue_(config.issue_thread ? std::make_unique<issue_queue>(gpu) : nullptr),
+    : queue_(config.issue_threads != 0 ? std::make_unique<issue_queue>(gpu, config.issue_threads) : nullptr),
       state_(std::make_unique<state>(queue_ ? *queue_ : gpu, queue_.get(), config)) {}
 
 void scheduler::drain() noexcept {

@@ -60,9 +60,10 @@ struct scheduler_config {
   unsigned streams = 8;   // pool streams, 1..max_streams
   bool eager_join = false;  // join each kernel into its stream at once (see above)
   chain_merge merge = chain_merge::adaptive;
-  // Pool-stream records, waits and launches are issued by a thread of the scheduler's own
-  // (issue_queue.hpp), so that the application's thread only decides and enqueues.
-  bool issue_thread = false;
+  // Pool-stream records, waits and launches are issued by this many threads of the
+  // scheduler's own (issue_queue.hpp), so that the application's thread only decides and
+  // enqueues; 0: by the calling thread.
+  unsigned issue_threads = 0;
   static constexpr unsigned max_window = 1024;
   static constexpr unsigned max_streams = 64;
 };
@@ -81,7 +82,7 @@ struct scheduler_stats {
   std::uint64_t shadowed = 0;           // kernels whose event was never recorded: shadowed or merged (settle_tail)
   std::uint64_t merged = 0;             // of those, merged into their successor's entry
   std::uint64_t occupancy_sum = 0;      // window entries in flight, summed at each launch
-  std::uint64_t deferred = 0;           // launches issued by the issuing thread (issue_thread)
+  std::uint64_t deferred = 0;           // launches issued by the issuing threads (issue_threads)
   std::uint64_t issue_waits = 0;        // calls that waited for the issuing thread to catch up
   std::uint64_t deferred_failures = 0;  // calls of the issuing thread that failed
 };
@@ -142,7 +143,7 @@ class scheduler {
   void device_synchronized(std::uint64_t point);
 
   // Before a device-wide operation of the application (device synchronize, free, teardown):
-  // returns once every launch accepted so far was issued to the GPU. Without issue_thread,
+  // returns once every launch accepted so far was issued to the GPU. Without issue_threads,
   // they all were. Any thread; takes no lock.
   void drain() noexcept;
 

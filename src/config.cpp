@@ -162,6 +162,8 @@ __attribute__((constructor)) void set_device_connections() {
 
 }  // namespace
 
+static_assert(config::max_issue_threads == issue_queue::max_threads);
+
 config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues) {
   parser p(lookup, issues);
   config c;
@@ -178,6 +180,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
                                               {"always", chain_merge::always},
                                               {"never", chain_merge::never}});
   c.issue_thread = p.word<bool>("ACS_ISSUE", {{"thread", true}, {"inline", false}});
+  c.issue_threads = p.integer("ACS_ISSUE_THREADS", config::default_issue_threads, 1, config::max_issue_threads);
   c.check = p.boolean("ACS_CHECK", false);
   c.trace = p.text("ACS_TRACE");
   c.launch_blocking = p.cuda_flag("CUDA_LAUNCH_BLOCKING");

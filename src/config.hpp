@@ -17,6 +17,7 @@
 //   ACS_MERGE        adaptive|always|never: chain merging (scheduler.hpp), default adaptive
 //   ACS_ISSUE        thread|inline: who makes the driver calls for pool streams
 //                    (issue_queue.hpp), default thread
+//   ACS_ISSUE_THREADS  issuing threads per device with ACS_ISSUE=thread, 1..8, default 2
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_TRACE        path of a trace file                  string,  default none
 //   CUDA_LAUNCH_BLOCKING  (CUDA's own) non-zero: acs passes everything through
@@ -49,6 +50,8 @@ struct config {
   static constexpr unsigned max_streams = 64;
   // CUDA's limit on hardware work queues per context (CUDA_DEVICE_MAX_CONNECTIONS).
   static constexpr unsigned max_device_connections = 32;
+  static constexpr unsigned default_issue_threads = 2;
+  static constexpr unsigned max_issue_threads = 8;
 
   unsigned window = default_window;
   unsigned streams = default_streams;
@@ -61,6 +64,7 @@ struct config {
   bool eager_join = false;
   chain_merge merge = chain_merge::adaptive;
   bool issue_thread = true;
+  unsigned issue_threads = default_issue_threads;
   bool check = false;
   std::string trace;  // empty: no trace
 

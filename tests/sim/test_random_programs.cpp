@@ -80,7 +80,7 @@ tally check_programs(std::uint64_t first, std::uint64_t count, execution how, bo
 TEST(random_programs, match_serial_execution_under_acs) {
   if (const auto seed = env_number("ACS_SEED")) {
     program p = generate_program(*seed);
-    p.config.issue_thread = env_number("ACS_SIM_ISSUE_THREAD").value_or(0) != 0;  // replays that test
+    p.config.issue_threads = static_cast<unsigned>(env_number("ACS_SIM_ISSUE_THREADS").value_or(0));  // replays that test
     std::printf("%s", describe(p).c_str());
     const std::string report = compare(run_serial(p), run_program(p, execution::through_acs));
     EXPECT_TRUE(report.empty()) << "program seed " << *seed << ":\n" << report;
@@ -104,23 +104,23 @@ TEST(random_programs, match_serial_execution_under_acs) {
   EXPECT_GT(t.stats.independent, 0u);
 }
 
-// The same programs with the pool work issued by the scheduler's own thread (issue_queue.hpp):
-// the issuing thread runs concurrently with the program's own calls, which acs orders after
-// the queued work they depend on.
+// The same programs with the pool work issued by the scheduler's own threads (issue_queue.hpp,
+// one to three lanes): they run concurrently with the program's own calls and with each
+// other, which acs orders after the queued work they depend on.
 TEST(random_programs, match_serial_execution_with_an_issuing_thread) {
   const std::uint64_t count = program_count(default_programs) / 5;
   tally t;
   std::uint64_t deferred = 0;
   for (std::uint64_t seed = 0; seed < count; ++seed) {
     program p = generate_program(seed);
-    p.config.issue_thread = true;
+    p.config.issue_threads = 1 + static_cast<unsigned>(seed % 3);  // 1 to 3 lanes
     const program_outcome out = run_program(p, execution::through_acs);
     t.add(p, out);
     deferred += out.stats.deferred;
     const std::string differences = compare(run_serial(p), out);
     if (differences.empty()) continue;
     if (++t.failed <= 3)
-      ADD_FAILURE() << "program seed " << seed << " with issue_thread (replay: ACS_SIM_ISSUE_THREAD=1 ACS_SEED=" << seed << ") failed:\n"
+      ADD_FAILURE() << "program seed " << seed << " with " << p.config.issue_threads << " issuing threads (replay: ACS_SIM_ISSUE_THREADS=" << p.config.issue_threads << " ACS_SEED=" << seed << ") failed:\n"
                     << differences;
   }
   std::printf("[ random   ] %llu programs with an issuing thread, %llu kernels, %llu issued by it; %llu failed\n",

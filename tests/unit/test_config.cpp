@@ -33,6 +33,7 @@ std::string setting(const config& c, const std::string& variable) {
   if (variable == "ACS_LOG_LEVEL") return std::string(to_string(c.log));
   if (variable == "ACS_INFER") return c.infer == infer_mode::alloc ? "alloc" : "off";
   if (variable == "ACS_JOIN") return c.eager_join ? "eager" : "lazy";
+  if (variable == "ACS_ISSUE_THREADS") return std::to_string(c.issue_threads);
   if (variable == "ACS_ISSUE") return c.issue_thread ? "thread" : "inline";
   if (variable == "ACS_MERGE")
     return c.merge == chain_merge::adaptive ? "adaptive" : c.merge == chain_merge::always ? "always" : "never";
@@ -56,6 +57,7 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_FALSE(c.eager_join);
   EXPECT_EQ(c.merge, chain_merge::adaptive);
   EXPECT_TRUE(c.issue_thread);
+  EXPECT_EQ(c.issue_threads, 2u);
   EXPECT_FALSE(c.check);
   EXPECT_TRUE(c.trace.empty());
 }
@@ -72,6 +74,7 @@ TEST(config, valid_values_are_taken) {
                           {"ACS_JOIN", "Eager"},
                           {"ACS_MERGE", " Never"},
                           {"ACS_ISSUE", "INLINE"},
+                          {"ACS_ISSUE_THREADS", "5"},
                           {"ACS_CHECK", "1"},
                           {"ACS_TRACE", "/tmp/acs.trace"}},
                          &issues);
@@ -87,6 +90,7 @@ TEST(config, valid_values_are_taken) {
   EXPECT_TRUE(c.eager_join);
   EXPECT_EQ(c.merge, chain_merge::never);
   EXPECT_FALSE(c.issue_thread);
+  EXPECT_EQ(c.issue_threads, 5u);
   EXPECT_TRUE(c.check);
   EXPECT_EQ(c.trace, "/tmp/acs.trace");
 }
@@ -182,7 +186,7 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_LOG_LEVEL", "3", "warn"}, rejected{"ACS_INFER", "always", "alloc"},
                     rejected{"ACS_INFER", "on", "alloc"}, rejected{"ACS_JOIN", "early", "lazy"},
                     rejected{"ACS_JOIN", "1", "lazy"}, rejected{"ACS_MERGE", "sometimes", "adaptive"},
-                    rejected{"ACS_ISSUE", "threads", "thread"},
+                    rejected{"ACS_ISSUE", "threads", "thread"}, rejected{"ACS_ISSUE_THREADS", "two", "2"},
                     rejected{"ACS_PTX", "maybe", "1"}),
     case_name);
 
@@ -192,6 +196,7 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_WINDOW", "-3", "1"}, rejected{"ACS_WINDOW", "-0", "1"},
                     rejected{"ACS_WINDOW", "99999999999999999999999", "1024"},
                     rejected{"ACS_STREAMS", "0", "1"}, rejected{"ACS_STREAMS", "65", "64"},
+                    rejected{"ACS_ISSUE_THREADS", "0", "1"}, rejected{"ACS_ISSUE_THREADS", "9", "8"},
                     rejected{"ACS_STREAMS", "4294967296", "64"}),
     case_name);
 

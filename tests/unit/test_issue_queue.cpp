@@ -102,7 +102,7 @@ TEST(issue_queue, pool_work_is_issued_in_order_by_its_own_thread) {
   slow_backend gpu;
   std::vector<call> calls;
   {
-    issue_queue q(gpu, 1024, false);
+    issue_queue q(gpu, 1, 1024, false);
     stream_handle p1 = 0, p2 = 0;
     event_handle e = 0;
     ASSERT_EQ(q.create_stream(&p1), 0);
@@ -133,7 +133,7 @@ TEST(issue_queue, pool_work_is_issued_in_order_by_its_own_thread) {
 
 TEST(issue_queue, own_calls_wait_for_the_queued_calls_naming_their_event) {
   slow_backend gpu;
-  issue_queue q(gpu, 1024, false);
+  issue_queue q(gpu, 1, 1024, false);
   stream_handle p = 0;
   event_handle e = 0, other = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
@@ -160,7 +160,7 @@ TEST(issue_queue, own_calls_wait_for_the_queued_calls_naming_their_event) {
 
 TEST(issue_queue, a_record_on_an_application_stream_waits_for_the_queued_waits_on_its_event) {
   slow_backend gpu;
-  issue_queue q(gpu, 1024, false);
+  issue_queue q(gpu, 1, 1024, false);
   stream_handle p = 0;
   event_handle fork = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
@@ -171,9 +171,33 @@ TEST(issue_queue, a_record_on_an_application_stream_waits_for_the_queued_waits_o
   EXPECT_LT(index_of(calls, "wait", p, fork), index_of(calls, "record", fork, app_stream));
 }
 
+TEST(issue_queue, a_lane_waits_for_another_lanes_record_of_the_event_it_waits_on) {
+  slow_backend gpu;
+  gpu.latency = std::chrono::microseconds(1000);
+  issue_queue q(gpu, 2, 1024, false);
+  stream_handle p0 = 0, p1 = 0;
+  event_handle e = 0;
+  ASSERT_EQ(q.create_stream(&p0), 0);  // lane 0
+  ASSERT_EQ(q.create_stream(&p1), 0);  // lane 1
+  ASSERT_EQ(q.create_event(&e), 0);
+  const int k0 = 0, k2 = 2;
+  ASSERT_EQ(q.launch(&k0, p0), 0);
+  ASSERT_EQ(q.record_event(e, p0), 0);  // lane 0 is busy ~2 ms before it records
+  ASSERT_EQ(q.wait_event(p1, e), 0);    // lane 1 is idle: it must still wait for that record
+  ASSERT_EQ(q.launch(&k2, p1), 0);
+  ASSERT_EQ(q.record_event(e, p1), 0);  // and a re-record on lane 1 after its own wait
+  q.drain();
+  const std::vector<call> calls = gpu.calls();
+  const std::size_t record = index_of(calls, "record", e, p0), wait = index_of(calls, "wait", p1, e);
+  ASSERT_LT(wait, calls.size());
+  EXPECT_LT(record, wait);
+  EXPECT_LT(wait, index_of(calls, "launch", 2, p1));
+  EXPECT_NE(calls[record].thread, calls[wait].thread);
+}
+
 TEST(issue_queue, a_launch_it_cannot_detach_is_issued_at_once_after_the_queue) {
   slow_backend gpu;
-  issue_queue q(gpu, 1024, false);
+  issue_queue q(gpu, 1, 1024, false);
   stream_handle p = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
   const int deferred = 2, now = 3;
@@ -190,7 +214,7 @@ TEST(issue_queue, a_launch_it_cannot_detach_is_issued_at_once_after_the_queue) {
 TEST(issue_queue, drain_returns_only_once_everything_queued_was_issued) {
   slow_backend gpu;
   gpu.latency = std::chrono::microseconds(2000);
-  issue_queue q(gpu, 1024, false);
+  issue_queue q(gpu, 1, 1024, false);
   stream_handle p = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
   const int k = 4;
@@ -204,7 +228,7 @@ TEST(issue_queue, drain_returns_only_once_everything_queued_was_issued) {
 TEST(issue_queue, a_full_ring_makes_the_caller_wait_without_losing_calls) {
   slow_backend gpu;
   gpu.latency = std::chrono::microseconds(20);
-  issue_queue q(gpu, 4, false);
+  issue_queue q(gpu, 1, 4, false);
   stream_handle p = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
   std::vector<int> kernels(64);
@@ -225,7 +249,7 @@ TEST(issue_queue, a_failed_wait_is_stood_in_for_by_the_host_before_the_next_laun
   slow_backend gpu;
   gpu.fail_wait = 700;
   gpu.pending_queries = 3;
-  issue_queue q(gpu, 1024, false);
+  issue_queue q(gpu, 1, 1024, false);
   stream_handle p = 0;
   event_handle e = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
@@ -265,7 +289,7 @@ TEST(issue_queue, with_nothing_queued_and_the_thread_asleep_the_caller_issues_at
 TEST(issue_queue, a_failed_record_is_stood_in_for_by_synchronising_its_stream) {
   slow_backend gpu;
   gpu.fail_record = 700;
-  issue_queue q(gpu, 1024, false);
+  issue_queue q(gpu, 1, 1024, false);
   stream_handle p = 0;
   event_handle e = 0;
   ASSERT_EQ(q.create_stream(&p), 0);
