@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "dispatch.hpp"
 #include "log.hpp"
 #include "stats.hpp"
 #include "trace_session.hpp"
@@ -113,19 +114,6 @@ context_entry* current_context(const driver::table& cuda) {
   return e;
 }
 
-namespace {
-
-// Launches still queued for an issuing thread are issued before the runtime's own exit
-// handlers (registered earlier, so run later) tear the context down.
-void drain_all_at_exit() noexcept {
-  try {
-    for (device_runtime* rt : all_runtimes()) rt->sched.drain();
-  } catch (...) {
-  }
-}
-
-}  // namespace
-
 device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) {
   if (device_runtime* rt = e.runtime.load(std::memory_order_acquire)) return rt;
   if (e.failed.load(std::memory_order_relaxed)) return nullptr;
@@ -137,7 +125,9 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     const unsigned issue_threads = c.issue_thread && c.trace.empty() ? c.issue_threads : 0;
     auto* rt = new device_runtime(cuda, e.context,
                                   scheduler_config{c.window, c.streams, c.eager_join, c.merge, issue_threads});
-    static const bool drains_at_exit = std::atexit(drain_all_at_exit) == 0;
+    // Launches still queued for the issuing threads are issued before the runtime's own exit
+    // handlers (registered earlier, so run later) tear the context down.
+    static const bool drains_at_exit = std::atexit([] { device_work_issued(); }) == 0;
     (void)drains_at_exit;
     {
       std::lock_guard reg_lock(reg().mutex);

@@ -1,20 +1,23 @@
 #pragma once
-// A backend that issues the scheduler's pool-stream work from its own thread.
+// A backend that issues the scheduler's pool-stream work from threads of its own (lanes).
 //
 // Why: with kernels of tens of µs, programs are host-bound. A launch costs the driver
 // ~4.5 µs of host time and acs adds its own decision on top, on the application's thread.
-// Here the application's thread only decides and enqueues; one issuing thread makes the
-// driver calls, so acs's time per launch overlaps the driver's.
+// Here the application's thread only decides and enqueues; the lanes make the driver calls,
+// so acs's time per launch overlaps the driver's, and the driver's calls from several
+// lanes overlap each other.
 //
 // Ordering. Every record, wait and launch on a pool stream (a stream made by
-// create_stream) is queued for the lane (thread) that owns the stream (unless nothing is
-// queued there and its thread sleeps: then the caller makes it at once, since waking the
-// thread takes longer), and the issuing thread runs them in the order they were
-// queued: the order the scheduler called them. Everything else runs at once on the
-// caller's thread, after the queued calls it depends on:
-//  * a call naming an event (a wait or record on an application stream, a query) waits
-//    until the last queued call naming that event was issued: a wait binds to the record
-//    issued before it, and a re-record must not overtake an older wait;
+// create_stream) is queued for the lane that owns the stream (unless nothing is queued
+// there and its thread sleeps: then the caller makes it at once, since waking the thread
+// takes longer); each lane issues its calls in the order they were queued: the order the
+// scheduler called them. Across lanes and with the caller's own calls, events order:
+//  * a call naming an event waits until the last earlier call naming that event was
+//    issued, whichever lane queued it: a wait binds to the record issued before it, and a
+//    re-record must not overtake an older wait. Queued calls wait in their lane; since
+//    they wait only for calls queued earlier, lanes never wait for each other in a cycle.
+//    The caller's own calls (a wait or record on an application stream, a query) wait on
+//    its thread;
 //  * a launch that cannot be deferred, a host synchronize and anything that creates or
 //    destroys waits until everything queued was issued (drain).
 // Device-wide operations of the application (device synchronize, free, teardown) must
@@ -22,8 +25,8 @@
 //
 // Errors. A launch is queued only when the inner backend can detach it (it knows that the
 // launch will succeed as far as a launch can be known to); otherwise it runs at once and its
-// status goes back as before. Should a queued call fail anyway, the issuing thread stands in
-// for it on the host before issuing anything more (a failed wait: it waits for the event; a
+// status goes back as before. Should a queued call fail anyway, its lane stands in for it
+// on the host before issuing anything more (a failed wait: it waits for the event; a
 // failed record: for the stream), so order holds; broken() then tells the scheduler, which
 // stops relying on events. A queued launch that fails (a fault made the context unusable)
 // has no status to give back: it is counted.
@@ -45,9 +48,9 @@
 namespace acs {
 
 struct issue_queue_stats {
-  std::uint64_t deferred = 0;        // launches issued by the issuing thread
+  std::uint64_t deferred = 0;        // launches issued by the lanes
   std::uint64_t inline_launches = 0; // launches issued at once (first of their kind...)
-  std::uint64_t waits = 0;           // calls that had to wait for the issuing thread
+  std::uint64_t waits = 0;           // calls that had to wait for a lane
   std::uint64_t failures = 0;        // queued calls that failed
 };
 
