@@ -1,27 +1,22 @@
-# Third-party dependencies. On Debian they come from packages (libspdlog-dev,
-# libfmt-dev, libgtest-dev, libbenchmark-dev). On a machine without them (the
-# GPU machine, which cannot download), scripts/vendor_deps.sh copies the same
-# packages' headers and GoogleTest's sources into .deps/, and they are used
-# from there. Google Benchmark is optional: without it the CPU benchmark is skipped.
+# Third-party dependencies. On Debian they come from packages (libfmt-dev, libgtest-dev,
+# libbenchmark-dev; scripts/install_deps.sh). On a machine without them (the GPU machine,
+# which cannot download), scripts/vendor_deps.sh copies the same packages' headers and
+# GoogleTest's sources into .deps/, and they are used from there. Google Benchmark is
+# optional: without it the CPU benchmark is skipped.
 set(ACS_DEPS_DIR ${PROJECT_SOURCE_DIR}/.deps)
 
-find_package(spdlog QUIET)
-if(NOT spdlog_FOUND)
-  find_path(ACS_DEPS_INCLUDE spdlog/spdlog.h PATHS ${ACS_DEPS_DIR}/include NO_DEFAULT_PATH)
+find_package(fmt QUIET)
+if(NOT TARGET fmt::fmt-header-only)
+  find_path(ACS_DEPS_INCLUDE fmt/format.h PATHS ${ACS_DEPS_DIR}/include NO_DEFAULT_PATH)
   if(NOT ACS_DEPS_INCLUDE)
-    message(FATAL_ERROR "acs needs spdlog and fmt: install libspdlog-dev, "
-                        "or run scripts/vendor_deps.sh on a machine that has them")
+    message(FATAL_ERROR "acs needs fmt: install libfmt-dev (scripts/install_deps.sh), "
+                        "or run scripts/vendor_deps.sh on a machine that has it")
   endif()
-  message(STATUS "acs: spdlog and fmt headers from ${ACS_DEPS_INCLUDE}")
+  message(STATUS "acs: fmt headers from ${ACS_DEPS_INCLUDE}")
   add_library(fmt::fmt-header-only INTERFACE IMPORTED)
   set_target_properties(fmt::fmt-header-only PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES ${ACS_DEPS_INCLUDE}
     INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY=1)
-  add_library(spdlog::spdlog_header_only INTERFACE IMPORTED)
-  set_target_properties(spdlog::spdlog_header_only PROPERTIES
-    INTERFACE_INCLUDE_DIRECTORIES ${ACS_DEPS_INCLUDE}
-    INTERFACE_COMPILE_DEFINITIONS SPDLOG_FMT_EXTERNAL
-    INTERFACE_LINK_LIBRARIES fmt::fmt-header-only)
 endif()
 
 if(ACS_BUILD_TESTS)

@@ -21,9 +21,9 @@
 
 #include <atomic>
 
-#include "hooks_guard.hpp"
-#include "hooks_lookup.hpp"
-#include "real_dl.hpp"
+#include "interpose/hooks_guard.hpp"
+#include "interpose/hooks_lookup.hpp"
+#include "interpose/real_dl.hpp"
 
 namespace {
 

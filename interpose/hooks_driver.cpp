@@ -11,11 +11,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "hooks_export.hpp"
-#include "hooks_generic.hpp"
-#include "hooks_launch.hpp"
-#include "hooks_lookup.hpp"
-#include "real_driver_hooked.hpp"
+#include "interpose/hooks_export.hpp"
+#include "interpose/hooks_generic.hpp"
+#include "interpose/hooks_launch.hpp"
+#include "interpose/hooks_lookup.hpp"
+#include "interpose/real_driver_hooked.hpp"
 
 namespace acs::hooks {
 
@@ -33,7 +33,7 @@ constinit std::atomic<bool> summary_registered{false};
 void print_summary() noexcept;
 
 void count_call(driver_id id, bool nested) noexcept {
-  if (!log_enabled(log_level::debug)) return;
+  if (!log::enabled(log_level::debug)) return;
   (nested ? nested_counts : call_counts)[index(id)].fetch_add(1, std::memory_order_relaxed);
   if (!summary_registered.exchange(true, std::memory_order_relaxed)) std::atexit(print_summary);
 }
@@ -175,7 +175,7 @@ void print_summary() noexcept {
     const std::uint64_t calls = call_counts[index(rows[i].id)].load(std::memory_order_relaxed);
     const std::uint64_t nested = nested_counts[index(rows[i].id)].load(std::memory_order_relaxed);
     if (calls + nested != 0) {
-      log_line(log_level::debug, "%s: %llu calls handled, %llu nested calls passed through", rows[i].name,
+      log::debug("{}: {} calls handled, {} nested calls passed through", rows[i].name,
                static_cast<unsigned long long>(calls), static_cast<unsigned long long>(nested));
     }
   }
@@ -198,18 +198,18 @@ constexpr hook_kind kind_of(driver_id id) noexcept {
 // for the diagnostics (libcuda's exports are not known before it runs).
 constinit std::atomic<bool> aliases_checked{false};
 void check_aliases(const real::driver_state& state, const hooked_symbol* rows, std::size_t count) noexcept {
-  if (!log_enabled(log_level::debug) || aliases_checked.exchange(true)) return;
+  if (!log::enabled(log_level::debug) || aliases_checked.exchange(true)) return;
   for (std::size_t i = 0; i < count; ++i) {
     void* const address = state.by_id[index(rows[i].id)];
     if (address == nullptr) {
-      log_line(log_level::debug, "libcuda does not export %s", rows[i].name);
+      log::debug("libcuda does not export {}", rows[i].name);
       continue;
     }
     for (std::size_t j = i + 1; j < count; ++j) {
       if (state.by_id[index(rows[j].id)] != address) continue;
       const bool alike = kind_of(rows[i].id) == kind_of(rows[j].id) &&
                          per_thread_variant(rows[i].name) == per_thread_variant(rows[j].name);
-      log_line(alike ? log_level::debug : log_level::warn, "%s and %s share one address in libcuda%s",
+      log::print(alike ? log_level::debug : log_level::warn, "{} and {} share one address in libcuda{}",
                rows[i].name, rows[j].name, alike ? "" : ", but acs classifies them differently");
     }
   }
@@ -225,7 +225,7 @@ void* driver_wrapper_for(void* real, const char* api, const char* symbol) noexce
   check_aliases(*state, rows, count);
   for (std::size_t i = 0; i < count; ++i) {
     if (state->by_id[index(rows[i].id)] == real) {
-      ACS_HOOK_DEBUG("%s(%s) -> wrapper of %s", api ? api : "?", symbol ? symbol : "?", rows[i].name);
+      log::debug("{}({}) -> wrapper of {}", api ? api : "?", symbol ? symbol : "?", rows[i].name);
       return rows[i].wrapper;
     }
   }
@@ -234,16 +234,16 @@ void* driver_wrapper_for(void* real, const char* api, const char* symbol) noexce
   if (symbol != nullptr) {
     for (std::size_t i = 0; i < count; ++i) {
       if (same_family(rows[i].name, symbol) || same_family(symbol, rows[i].name)) {
-        log_once(unknown_variant_warned, log_level::warn,
-                 "%s(%s) returned a variant of a hooked entry point that is not in acs's table; "
+        log::print_once(unknown_variant_warned, log_level::warn,
+                 "{}({}) returned a variant of a hooked entry point that is not in acs's table; "
                  "its calls bypass acs (further cases at debug level)",
                  api ? api : "?", symbol);
-        ACS_HOOK_DEBUG("%s(%s): unknown variant %p passed through", api ? api : "?", symbol, real);
+        log::debug("{}({}): unknown variant {} passed through", api ? api : "?", symbol, real);
         return real;
       }
     }
   }
-  ACS_HOOK_TRACE("%s(%s): not hooked", api ? api : "?", symbol ? symbol : "?");
+  log::trace("{}({}): not hooked", api ? api : "?", symbol ? symbol : "?");
   return real;
 }
 
@@ -257,10 +257,10 @@ void* driver_wrapper_for_symbol(const char* symbol, void* real) noexcept {
     // Only the libcuda definition is swapped: another library's function of the same name
     // (a stub, a mock, another interposer) is none of acs's business.
     if (state != nullptr && state->by_id[index(rows[i].id)] == real) {
-      ACS_HOOK_DEBUG("dlsym(%s) -> wrapper", symbol);
+      log::debug("dlsym({}) -> wrapper", symbol);
       return rows[i].wrapper;
     }
-    ACS_HOOK_DEBUG("dlsym(%s): not libcuda's definition, returned as is", symbol);
+    log::debug("dlsym({}): not libcuda's definition, returned as is", symbol);
     return real;
   }
   return real;

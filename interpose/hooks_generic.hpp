@@ -22,13 +22,13 @@
 #include <tuple>
 #include <type_traits>
 
-#include "dispatch.hpp"
-#include "hooks_cuda.hpp"
-#include "hooks_guard.hpp"
-#include "hooks_kind.hpp"
-#include "hooks_launch.hpp"
-#include "hooks_log.hpp"
-#include "hooks_lookup.hpp"
+#include "src/runtime/dispatch.hpp"
+#include "interpose/hooks_cuda.hpp"
+#include "interpose/hooks_guard.hpp"
+#include "interpose/hooks_kind.hpp"
+#include "interpose/hooks_launch.hpp"
+#include "src/support/log.hpp"
+#include "interpose/hooks_lookup.hpp"
 
 namespace acs::hooks {
 
@@ -139,7 +139,7 @@ R handle(R (*real)(A...), A... a) noexcept {
     static_assert(streams == 1, "a barrier entry point takes exactly one stream");
     stream_work_begins(stream_of(), zero);
     const R result = real(a...);
-    ACS_HOOK_TRACE("%s: barrier on stream %p", Entry::name, static_cast<void*>(stream_of()));
+    log::trace("{}: barrier on stream {}", Entry::name, static_cast<const void*>(stream_of()));
     stream_barrier(stream_of(), zero);
     return result;
   } else if constexpr (kind == hook_kind::legacy_barrier) {
@@ -148,7 +148,7 @@ R handle(R (*real)(A...), A... a) noexcept {
     const CUstream implied = zero == default_stream::per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
     stream_work_begins(implied, zero);
     const R result = real(a...);
-    ACS_HOOK_TRACE("%s: barrier on the default stream", Entry::name);
+    log::trace("{}: barrier on the default stream", Entry::name);
     stream_barrier(implied, zero);
     return result;
   } else if constexpr (kind == hook_kind::sync) {
@@ -182,7 +182,7 @@ R handle(R (*real)(A...), A... a) noexcept {
       mode = static_cast<CUstreamCaptureMode>(arg<mode_at>(a...));
     }
     const CUstream stream = explicit_stream(stream_of(), zero);
-    ACS_HOOK_DEBUG("%s: capture begins on stream %p (mode %d)", Entry::name, static_cast<void*>(stream),
+    log::debug("{}: capture begins on stream {} (mode {})", Entry::name, static_cast<const void*>(stream),
                    static_cast<int>(mode));
     // Before the call, so that acs stops unsafe calls (queries, syncs) before the capture
     // exists and can still record on the stream without the record becoming a graph node;
@@ -198,7 +198,7 @@ R handle(R (*real)(A...), A... a) noexcept {
     const CUstream stream = explicit_stream(stream_of(), zero);
     // A failed end may leave the capture running (wrong thread), or end it (invalidated).
     if (result == success<R>() || !still_capturing(stream)) {
-      ACS_HOOK_DEBUG("%s: capture ended on stream %p", Entry::name, static_cast<void*>(stream));
+      log::debug("{}: capture ended on stream {}", Entry::name, static_cast<const void*>(stream));
       capture_ended(stream);
     }
     return result;

@@ -1,4 +1,4 @@
-#include "hooks_guard.hpp"
+#include "interpose/hooks_guard.hpp"
 
 namespace acs::hooks {
 

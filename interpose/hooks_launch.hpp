@@ -3,10 +3,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "dispatch.hpp"
-#include "hooks_cuda.hpp"
-#include "hooks_log.hpp"
-#include "stage_timer.hpp"
+#include "src/runtime/dispatch.hpp"
+#include "interpose/hooks_cuda.hpp"
+#include "src/support/log.hpp"
+#include "src/support/stage_timer.hpp"
 
 namespace acs::hooks {
 
@@ -69,17 +69,17 @@ std::optional<pass_reason> ordering_of(const Attribute* attrs, unsigned count) n
 
 // Hands a launch to the runtime, with the diagnostic line of ACS_LOG_LEVEL=debug.
 inline int dispatch(const launch_request& request, launch_closure issue) noexcept {
-  ACS_HOOK_DEBUG("launch via %s: stream %p (%s default stream), function %p", request.api,
-                 static_cast<void*>(request.stream),
+  log::debug("launch via {}: stream {} ({} default stream), function {}", request.api,
+                 static_cast<const void*>(request.stream),
                  request.stream_zero == default_stream::per_thread ? "per-thread" : "legacy",
-                 static_cast<void*>(request.function));
+                 static_cast<const void*>(request.function));
   const int status = dispatch_launch(request, issue);
   ACS_STAGE(leave);
   return status;
 }
 
 inline void launched_as_is(const char* api, CUstream stream, default_stream zero, pass_reason why) noexcept {
-  ACS_HOOK_DEBUG("launch via %s: stream %p, issued as-is (reason %d)", api, static_cast<void*>(stream),
+  log::debug("launch via {}: stream {}, issued as-is (reason {})", api, static_cast<const void*>(stream),
                  static_cast<int>(why));
   launched_directly(stream, zero, why);
 }

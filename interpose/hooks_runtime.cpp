@@ -10,11 +10,11 @@
 #include <climits>
 #include <cstdlib>
 
-#include "hooks_export.hpp"
-#include "hooks_generic.hpp"
-#include "hooks_launch.hpp"
-#include "real_driver.hpp"
-#include "real_runtime.hpp"
+#include "interpose/hooks_export.hpp"
+#include "interpose/hooks_generic.hpp"
+#include "interpose/hooks_launch.hpp"
+#include "interpose/real_driver.hpp"
+#include "interpose/real_runtime.hpp"
 
 namespace acs::hooks {
 namespace {
@@ -33,7 +33,7 @@ constinit std::atomic<bool> summary_registered{false};
 void print_summary() noexcept;
 
 void count_call(runtime_id id, bool nested) noexcept {
-  if (!log_enabled(log_level::debug)) return;
+  if (!log::enabled(log_level::debug)) return;
   (nested ? nested_counts : call_counts)[static_cast<std::size_t>(id)].fetch_add(1, std::memory_order_relaxed);
   if (!summary_registered.exchange(true, std::memory_order_relaxed)) std::atexit(print_summary);
 }
@@ -65,10 +65,10 @@ CUfunction function_of_stub(const void* func) noexcept {
 // in the current context: a driver call, which leaves the runtime's error state alone. Without a
 // current context yet (a thread's first launch), fall back on the runtime look-up.
 CUfunction function_of_kernel(cudaKernel_t kernel) noexcept {
-  const real::driver_api* cu = real::driver();
-  if (cu != nullptr && cu->cuKernelGetFunction != nullptr && kernel != nullptr) {
+  const driver::table* cu = driver::real();
+  if (cu != nullptr && cu->cuKernelGetFunction_ != nullptr && kernel != nullptr) {
     CUfunction function = nullptr;
-    if (cu->cuKernelGetFunction(&function, reinterpret_cast<CUkernel>(kernel)) == CUDA_SUCCESS) {
+    if (cu->cuKernelGetFunction_(&function, reinterpret_cast<CUkernel>(kernel)) == CUDA_SUCCESS) {
       return function;
     }
   }
@@ -214,7 +214,7 @@ void print_summary() noexcept {
     const std::uint64_t calls = call_counts[i].load(std::memory_order_relaxed);
     const std::uint64_t nested = nested_counts[i].load(std::memory_order_relaxed);
     if (calls + nested != 0) {
-      log_line(log_level::debug, "%s: %llu calls handled, %llu nested calls passed through", names[i],
+      log::debug("{}: {} calls handled, {} nested calls passed through", names[i],
                static_cast<unsigned long long>(calls), static_cast<unsigned long long>(nested));
     }
   }

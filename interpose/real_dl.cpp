@@ -1,11 +1,12 @@
-#include "real_dl.hpp"
+#include "interpose/real_dl.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
 
 #include <atomic>
 #include <cstring>
-#include <initializer_list>
+
+#include "src/support/system_library.hpp"
 
 // Read by the dlsym trampoline (hooks_dlsym.cpp) on every RTLD_NEXT / RTLD_DEFAULT call: a
 // plain pointer-sized load there.
@@ -66,11 +67,7 @@ void* loaded_cudart(const char* version) noexcept {
 dlsym_fn real_dlsym() noexcept {
   dlsym_fn fn = dlsym_hook_real.load(std::memory_order_acquire);
   if (fn != nullptr) return fn;
-  // dlvsym is not hooked, and RTLD_NEXT from here skips libacs's own dlsym.
-  for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"}) {
-    fn = reinterpret_cast<dlsym_fn>(dlvsym(RTLD_NEXT, "dlsym", version));
-    if (fn != nullptr) break;
-  }
+  fn = system::libc_dlsym();
   if (fn == nullptr) fn = no_dlsym;  // not glibc: every look-up fails rather than recursing
   dlsym_hook_real.store(fn, std::memory_order_release);
   return fn;

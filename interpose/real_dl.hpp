@@ -2,9 +2,11 @@
 // The dynamic loader as acs uses it: glibc's own dlsym (never the exported hook), the already
 // loaded libcuda.so.1, and the runtime's definitions that come after libacs. Nothing here loads a
 // library the application has not loaded itself.
+#include "src/support/system_library.hpp"
+
 namespace acs::real {
 
-using dlsym_fn = void* (*)(void* handle, const char* symbol);
+using dlsym_fn = system::dlsym_fn;
 
 // glibc's dlsym: dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34"), else the older default versions.
 // Called from inside libacs, RTLD_NEXT lookups through it are relative to libacs.

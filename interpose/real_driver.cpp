@@ -1,66 +1,78 @@
-#include "real_driver.hpp"
+#include "interpose/real_driver.hpp"
 
 #include <atomic>
-#include <type_traits>
+#include <mutex>
 
-#include "hooks_log.hpp"
-#include "real_dl.hpp"
-#include "real_driver_hooked.hpp"
+#include "interpose/real_dl.hpp"
+#include "src/support/log.hpp"
 
-namespace acs::real {
+namespace acs::driver {
+
 namespace {
 
-// The PFN chosen for each used entry point must be the ABI of that exact symbol.
-#define ACS_REAL_DRIVER_CHECK_USED(symbol, pfn)                                        \
-  ACS_HOOKS_ASSERT_NOT_RENAMED(symbol, #symbol);                                       \
-  static_assert(std::is_same_v<pfn, decltype(&::symbol)>, #pfn " is not the ABI of " #symbol);
-ACS_DRIVER_USED(ACS_REAL_DRIVER_CHECK_USED)
-#undef ACS_REAL_DRIVER_CHECK_USED
+enum class outcome { ready, not_loaded, failed };
 
-#define ACS_REAL_DRIVER_CHECK_HOOKED(symbol, kind) ACS_HOOKS_ASSERT_NOT_RENAMED(symbol, #symbol);
-ACS_DRIVER_HOOKS(ACS_REAL_DRIVER_CHECK_HOOKED)
-#undef ACS_REAL_DRIVER_CHECK_HOOKED
-
-constinit std::atomic<const driver_state*> published{nullptr};
-
-const driver_state* resolve() noexcept {
-  void* handle = libcuda();
-  if (handle == nullptr) return nullptr;
-  auto* state = new (std::nothrow) driver_state{};
-  if (state == nullptr) return nullptr;
-  state->handle = handle;
-  const dlsym_fn lookup = real_dlsym();
-#define ACS_REAL_DRIVER_RESOLVE_USED(symbol, pfn) \
-  state->used.symbol = reinterpret_cast<pfn>(lookup(handle, #symbol));
-  ACS_DRIVER_USED(ACS_REAL_DRIVER_RESOLVE_USED)
-#undef ACS_REAL_DRIVER_RESOLVE_USED
-#define ACS_REAL_DRIVER_RESOLVE_HOOKED(symbol, kind)                                       \
-  state->by_id[static_cast<std::size_t>(driver_id::symbol)] = lookup(handle, #symbol);       \
-  state->reals.symbol =                                                                      \
-      reinterpret_cast<decltype(&::symbol)>(state->by_id[static_cast<std::size_t>(driver_id::symbol)]);
-  ACS_DRIVER_HOOKS(ACS_REAL_DRIVER_RESOLVE_HOOKED)
-#undef ACS_REAL_DRIVER_RESOLVE_HOOKED
-  clear_dlerror();  // symbols an older driver lacks failed on purpose
-
-  const driver_state* expected = nullptr;
-  if (!published.compare_exchange_strong(expected, state, std::memory_order_acq_rel)) {
-    delete state;  // another thread resolved the same libcuda first
-    return expected;
+outcome resolve_all(table& t) noexcept {
+  void* cuda = real::libcuda();
+  if (cuda == nullptr) return outcome::not_loaded;
+  const auto get_proc = reinterpret_cast<PFN_cuGetProcAddress_v12000>(real::real_dlsym()(cuda, "cuGetProcAddress_v2"));
+  if (get_proc == nullptr) {
+    log::warn_once("driver:gpa", "libcuda has no cuGetProcAddress_v2 (driver older than CUDA 12): "
+                                 "acs passes every call straight through");
+    return outcome::failed;
   }
-  ACS_HOOK_DEBUG("resolved the real driver entry points from libcuda.so.1 (handle %p)", handle);
-  return state;
+  bool complete = true;
+#define ACS_DRIVER_RESOLVE(name, version, required)                                                  \
+  {                                                                                                  \
+    void* fn = nullptr;                                                                              \
+    CUdriverProcAddressQueryResult found{};                                                          \
+    if (get_proc(#name, &fn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found) != CUDA_SUCCESS ||  \
+        found != CU_GET_PROC_ADDRESS_SUCCESS)                                                        \
+      fn = nullptr;                                                                                  \
+    t.name##_ = reinterpret_cast<PFN_##name##_v##version>(fn);                                       \
+    if (fn == nullptr) {                                                                             \
+      if (required) complete = false;                                                                \
+      log::print_once(required ? log_level::warn : log_level::info, "driver:" #name,                 \
+                      "the CUDA driver does not provide {} (ABI {}){}", #name, version,              \
+                      required ? ": acs passes every call straight through"                          \
+                               : ": some features are unavailable");                                 \
+    }                                                                                                \
+  }
+  ACS_DRIVER_USED(ACS_DRIVER_RESOLVE)
+#undef ACS_DRIVER_RESOLVE
+  return complete ? outcome::ready : outcome::failed;
 }
+
+std::atomic<bool> failed{false};
+std::atomic<const table*> ready{nullptr};
 
 }  // namespace
 
-const driver_state* driver_state_now() noexcept {
-  const driver_state* state = published.load(std::memory_order_acquire);
-  return state != nullptr ? state : resolve();
+void use_for_testing(const table* fake) noexcept {
+  ready.store(fake, std::memory_order_release);
+  failed.store(false, std::memory_order_relaxed);
 }
 
-const driver_api* driver() noexcept {
-  const driver_state* state = driver_state_now();
-  return state != nullptr ? &state->used : nullptr;
+bool unavailable() noexcept { return failed.load(std::memory_order_relaxed); }
+
+const table* real() noexcept {
+  if (const table* t = ready.load(std::memory_order_acquire)) return t;
+  if (failed.load(std::memory_order_relaxed)) return nullptr;
+  // Not resolved yet: libcuda may simply not be loaded so far, so failure to find it is not
+  // final. Anything else is.
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  if (const table* t = ready.load(std::memory_order_acquire)) return t;
+  if (failed.load(std::memory_order_relaxed)) return nullptr;
+  static table storage;
+  const outcome o = resolve_all(storage);
+  real::clear_dlerror();  // acs's own look-ups fail on purpose: the application must not read them
+  switch (o) {
+    case outcome::ready: ready.store(&storage, std::memory_order_release); return &storage;
+    case outcome::failed: failed.store(true, std::memory_order_relaxed); return nullptr;
+    case outcome::not_loaded: return nullptr;
+  }
+  return nullptr;
 }
 
-}  // namespace acs::real
+}  // namespace acs::driver

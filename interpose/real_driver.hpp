@@ -1,32 +1,41 @@
 #pragma once
-// The real CUDA driver, for the hooks' own calls. acs never calls CUDA through its hooks (nor by
-// name: libacs.so does not link libcuda); it calls real pointers, resolved once by exact symbol
-// from the libcuda.so.1 the application loaded. (The runtime side uses the same principle with
-// its own table, interpose/runtime_driver.hpp.)
+// The CUDA driver functions acs itself calls, hooks and runtime alike: one table, generated from
+// ACS_DRIVER_USED in hooks_table.inc, resolved once. acs never calls CUDA through its own hooks
+// (which export dlsym and wrap cuGetProcAddress), nor by name: libacs.so does not link libcuda.
+// As nccl's cudawrap does:
+//   dlopen("libcuda.so.1", RTLD_NOLOAD)   the application already loaded it;
+//   libc's dlsym (src/support/system_library.hpp), never the one libacs exports;
+//   cuGetProcAddress_v2(name, version)    the ABI of that version, not the newest.
 //
 // Usage:
-//   const acs::real::driver_api* cu = acs::real::driver();
-//   if (cu == nullptr) ...;                  // no driver in the process (yet): pass through
-//   CUresult r = cu->cuEventRecord(event, stream);
+//   const acs::driver::table* cuda = acs::driver::real();
+//   if (cuda == nullptr) ...;                  // no usable driver (yet): pass through
+//   cuda->cuEventRecord_(event, stream);
 //
-// Members are named by exported symbol, ABI suffix included (cuStreamDestroy_v2), so the call
-// is unambiguous whatever cuda.h's macros say. To call an entry point that is missing here, add
-// it to ACS_DRIVER_USED in hooks_table.inc. A member is nullptr when the installed driver lacks
-// that symbol.
+// Members are named after the function with a trailing underscore and typed by the versioned PFN
+// of cudaTypedefs.h (`cuEventDestroy_` is the cuEventDestroy_v2 ABI, version 4000), so cuda.h's
+// renaming macros never touch them and every translation unit sees the same struct.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
-#include "hooks_table.inc"
+#include "interpose/hooks_table.inc"
 
-namespace acs::real {
+namespace acs::driver {
 
-struct driver_api {
-#define ACS_REAL_DRIVER_MEMBER(symbol, pfn) pfn symbol = nullptr;
-  ACS_DRIVER_USED(ACS_REAL_DRIVER_MEMBER)
-#undef ACS_REAL_DRIVER_MEMBER
+struct table {
+#define ACS_DRIVER_MEMBER(name, version, required) PFN_##name##_v##version name##_ = nullptr;
+  ACS_DRIVER_USED(ACS_DRIVER_MEMBER)
+#undef ACS_DRIVER_MEMBER
 };
 
-// nullptr while libcuda.so.1 is not loaded; then the same table for the life of the process.
-const driver_api* driver() noexcept;
+/// @brief The real driver functions, or nullptr when libcuda is not loaded (yet) or lacks a
+/// required function (then logged once). Thread-safe, one load after success.
+const table* real() noexcept;
 
-}  // namespace acs::real
+/// @brief True once resolution failed for good (libcuda loaded but unusable).
+bool unavailable() noexcept;
+
+/// @brief Tests only: makes real() return `fake` (a simulated driver), or resolve again when nullptr.
+void use_for_testing(const table* fake) noexcept;
+
+}  // namespace acs::driver

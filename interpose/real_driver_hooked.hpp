@@ -4,9 +4,8 @@
 #include <array>
 #include <cstddef>
 
-#include "hooks_cuda.hpp"
-#include "hooks_table.inc"
-#include "real_driver.hpp"
+#include "interpose/hooks_cuda.hpp"
+#include "interpose/hooks_table.inc"
 
 namespace acs::real {
 
@@ -28,7 +27,6 @@ struct driver_reals {
 // Everything resolved from one libcuda.so.1, published once.
 struct driver_state {
   void* handle = nullptr;
-  driver_api used;
   driver_reals reals;
   std::array<void*, driver_hook_count> by_id{};  // the same pointers as `reals`, by driver_id
 };

@@ -1,10 +1,10 @@
-#include "real_runtime.hpp"
+#include "interpose/real_runtime.hpp"
 
 #include <atomic>
 #include <new>
 
-#include "hooks_log.hpp"
-#include "real_dl.hpp"
+#include "src/support/log.hpp"
+#include "interpose/real_dl.hpp"
 
 namespace acs::real {
 namespace {
@@ -41,7 +41,7 @@ const runtime_reals* resolve() noexcept {
     delete reals;
     return expected;
   }
-  ACS_HOOK_DEBUG("resolved the real runtime entry points");
+  log::debug("resolved the real runtime entry points");
   return reals;
 }
 

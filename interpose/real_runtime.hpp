@@ -2,8 +2,8 @@
 // The real CUDA runtime behind each runtime hook, one typed member per table line, and the few
 // runtime calls the hooks make themselves. Only for the hooks' translation units
 // (__CUDA_API_VERSION_INTERNAL: hooks_cuda.hpp). acs's runtime calls the driver, never this.
-#include "hooks_cuda.hpp"
-#include "hooks_table.inc"
+#include "interpose/hooks_cuda.hpp"
+#include "interpose/hooks_table.inc"
 
 namespace acs::real {
 

@@ -1,4 +1,4 @@
-#include "address_buckets.hpp"
+#include "scheduler/address_buckets.hpp"
 
 namespace acs {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "byte_range.hpp"
+#include "scheduler/byte_range.hpp"
 
 namespace acs {
 

@@ -1,4 +1,4 @@
-#include "byte_range.hpp"
+#include "scheduler/byte_range.hpp"
 
 namespace acs {
 namespace {

@@ -1,4 +1,4 @@
-#include "event_pool.hpp"
+#include "scheduler/event_pool.hpp"
 
 namespace acs {
 

@@ -4,7 +4,7 @@
 // was current when the wait was issued.
 #include <vector>
 
-#include "backend.hpp"
+#include "scheduler/backend.hpp"
 
 namespace acs {
 

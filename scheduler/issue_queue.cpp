@@ -1,4 +1,4 @@
-#include "issue_queue.hpp"
+#include "scheduler/issue_queue.hpp"
 
 #include <algorithm>
 #include <chrono>

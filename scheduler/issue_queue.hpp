@@ -43,7 +43,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "backend.hpp"
+#include "scheduler/backend.hpp"
+#include "scheduler/scheduler_config.hpp"
 
 namespace acs {
 
@@ -63,7 +64,7 @@ class issue_queue final : public backend {
   ~issue_queue() override;  // issues what is queued, then stops the threads
   issue_queue(const issue_queue&) = delete;
   issue_queue& operator=(const issue_queue&) = delete;
-  static constexpr unsigned max_threads = 8;
+  static constexpr unsigned max_threads = scheduler_config::max_issue_threads;
 
   backend_status create_stream(stream_handle* out) override;
   backend_status create_event(event_handle* out) override;

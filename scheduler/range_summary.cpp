@@ -1,4 +1,4 @@
-#include "range_summary.hpp"
+#include "scheduler/range_summary.hpp"
 
 #include <algorithm>
 

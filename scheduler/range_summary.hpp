@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "backend.hpp"
-#include "byte_range.hpp"
-#include "window.hpp"
+#include "scheduler/backend.hpp"
+#include "scheduler/byte_range.hpp"
+#include "scheduler/window.hpp"
 
 namespace acs {
 

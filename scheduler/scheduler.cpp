@@ -1,4 +1,4 @@
-#include "scheduler.hpp"
+#include "scheduler/scheduler.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,10 +6,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "event_pool.hpp"
-#include "range_summary.hpp"
-#include "stream_pool.hpp"
-#include "window.hpp"
+#include "scheduler/event_pool.hpp"
+#include "scheduler/range_summary.hpp"
+#include "scheduler/stream_pool.hpp"
+#include "scheduler/window.hpp"
 
 namespace acs {
 

@@ -30,9 +30,10 @@
 #include <memory>
 #include <mutex>
 
-#include "backend.hpp"
-#include "byte_range.hpp"
-#include "issue_queue.hpp"
+#include "scheduler/backend.hpp"
+#include "scheduler/scheduler_config.hpp"
+#include "scheduler/byte_range.hpp"
+#include "scheduler/issue_queue.hpp"
 
 namespace acs {
 
@@ -47,44 +48,6 @@ struct virtual_stream {
   std::uintptr_t key = 0;     // unique per stream (per thread for the per-thread default stream)
   stream_handle handle = 0;   // what join and fork events are recorded on and waited by
   stream_kind kind = stream_kind::non_blocking;
-};
-
-// When a kernel follows its producer on the same pool stream, whether the producer's event
-// may be skipped by folding its footprint into the kernel's window entry: whatever depends
-// on the producer then waits for the kernel too (later than needed, never earlier), for one
-// event record less. `adaptive` merges while such late waits are rare (scheduler.cpp).
-enum class chain_merge : std::uint8_t { adaptive, always, never };
-
-struct scheduler_config {
-  unsigned window = 32;   // kernels in flight per device, 1..max_window
-  unsigned streams = 8;   // pool streams, 1..max_streams
-  bool eager_join = false;  // join each kernel into its stream at once (see above)
-  chain_merge merge = chain_merge::adaptive;
-  // Pool-stream records, waits and launches are issued by this many threads of the
-  // scheduler's own (issue_queue.hpp), so that the application's thread only decides and
-  // enqueues; 0: by the calling thread.
-  unsigned issue_threads = 0;
-  static constexpr unsigned max_window = 1024;
-  static constexpr unsigned max_streams = 64;
-};
-
-struct scheduler_stats {
-  std::uint64_t kernels = 0;            // launches dispatched to the pool
-  std::uint64_t independent = 0;        // of those, with nothing in the window to wait for
-  std::uint64_t same_stream = 0;        // placed behind their producer, no event needed
-  std::uint64_t dependency_waits = 0;   // stream-wait-event calls issued for dependencies
-  std::uint64_t fork_waits = 0;         // waits on a virtual stream's last barrier
-  std::uint64_t barriers = 0;
-  std::uint64_t folds = 0;              // window entries folded into a summary while running
-  std::uint64_t launch_errors = 0;
-  std::uint64_t join_failures = 0;      // acs's own event calls failed: it now runs in place
-  std::uint64_t join_waits = 0;         // stream-wait-event calls that joined pool work into a stream
-  std::uint64_t shadowed = 0;           // kernels whose event was never recorded: shadowed or merged (settle_tail)
-  std::uint64_t merged = 0;             // of those, merged into their successor's entry
-  std::uint64_t occupancy_sum = 0;      // window entries in flight, summed at each launch
-  std::uint64_t deferred = 0;           // launches issued by the issuing threads (issue_threads)
-  std::uint64_t issue_waits = 0;        // calls that waited for the issuing thread to catch up
-  std::uint64_t deferred_failures = 0;  // calls of the issuing thread that failed
 };
 
 // What a tracer learns of each dispatched kernel (see set_observer).

@@ -1,4 +1,4 @@
-#include "stream_pool.hpp"
+#include "scheduler/stream_pool.hpp"
 
 namespace acs {
 

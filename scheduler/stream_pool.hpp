@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "backend.hpp"
+#include "scheduler/backend.hpp"
 
 namespace acs {
 

@@ -1,4 +1,4 @@
-#include "window.hpp"
+#include "scheduler/window.hpp"
 
 #include <algorithm>
 

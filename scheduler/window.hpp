@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "address_buckets.hpp"
-#include "backend.hpp"
-#include "byte_range.hpp"
+#include "scheduler/address_buckets.hpp"
+#include "scheduler/backend.hpp"
+#include "scheduler/byte_range.hpp"
 
 namespace acs {
 

@@ -2,7 +2,7 @@
 # Developer's tool (GPU machine): where the host time of an intercepted launch
 # goes. Builds libacs twice (normal, and with -DACS_STAGE_TIMERS=ON), then runs
 # the launch-overhead comparison (scripts/launch_overhead.sh), and prints the
-# mean time of each launch stage (src/stage_timer.hpp) and which hooks a launch calls.
+# mean time of each launch stage (src/support/stage_timer.hpp) and which hooks a launch calls.
 #   scripts/stage_profile.sh [LAUNCHES]     default 1000
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

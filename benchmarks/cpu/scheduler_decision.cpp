@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "scheduler.hpp"
+#include "scheduler/scheduler.hpp"
 
 namespace {
 

@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "acs/acs.h"
-#include "allocation_map.hpp"
-#include "declared.hpp"
-#include "inference.hpp"
-#include "launch_view.hpp"
-#include "options.hpp"
-#include "thread_state.hpp"
-#include "warnings.hpp"
+#include "annotations/inferred/allocation_map.hpp"
+#include "annotations/declared/declared.hpp"
+#include "annotations/inferred/inference.hpp"
+#include "annotations/declared/launch_view.hpp"
+#include "annotations/declared/options.hpp"
+#include "annotations/declared/thread_state.hpp"
+#include "annotations/declared/warnings.hpp"
 
 // The implementation's own entry points (c_api.cpp), called directly, as ctypes would.
 extern "C" {

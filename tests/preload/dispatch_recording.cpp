@@ -5,8 +5,8 @@
 #include <mutex>
 #include <vector>
 
-#include "dispatch.hpp"
-#include "hooks_guard.hpp"
+#include "src/runtime/dispatch.hpp"
+#include "interpose/hooks_guard.hpp"
 #include "recording.hpp"
 
 namespace {

@@ -2,8 +2,8 @@
 // and check_exports.py.
 #include <cstdio>
 
-#include "hooks_kind.hpp"
-#include "hooks_table.inc"
+#include "interpose/hooks_kind.hpp"
+#include "interpose/hooks_table.inc"
 
 int main() {
   using acs::hooks::hook_kind;

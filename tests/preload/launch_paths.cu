@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "dispatch.hpp"
+#include "src/runtime/dispatch.hpp"
 #include "recording.hpp"
 
 void launch_on_per_thread_stream(float* x, int n);  // launch_paths_ptds.cu

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "dispatch.hpp"
+#include "src/runtime/dispatch.hpp"
 #include "fake/fake_calls.hpp"
 #include "recording.hpp"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "memory_effect.hpp"
-#include "scheduler.hpp"
+#include "scheduler/scheduler.hpp"
 #include "vector_clock.hpp"
 
 namespace acs::sim {

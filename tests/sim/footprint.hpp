@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "byte_range.hpp"
+#include "scheduler/byte_range.hpp"
 #include "sim_device.hpp"
 
 namespace acs::sim {

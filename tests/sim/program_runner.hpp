@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "random_program.hpp"
-#include "scheduler.hpp"
+#include "scheduler/scheduler.hpp"
 
 namespace acs::sim {
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "byte_range.hpp"
+#include "scheduler/byte_range.hpp"
 #include "footprint.hpp"
-#include "scheduler.hpp"
+#include "scheduler/scheduler.hpp"
 #include "sim_device.hpp"
 
 namespace acs::sim {

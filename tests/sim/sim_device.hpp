@@ -25,10 +25,10 @@
 #include <utility>
 #include <vector>
 
-#include "backend.hpp"
+#include "scheduler/backend.hpp"
 #include "memory_effect.hpp"
 #include "race_checker.hpp"
-#include "scheduler.hpp"
+#include "scheduler/scheduler.hpp"
 #include "vector_clock.hpp"
 
 namespace acs::sim {

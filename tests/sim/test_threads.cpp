@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "footprint.hpp"
-#include "scheduler.hpp"
+#include "scheduler/scheduler.hpp"
 #include "sim_device.hpp"
 
 namespace acs::sim {

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "synthetic_trace.hpp"
-#include "trace_join.hpp"
-#include "trace_json.hpp"
-#include "trace_measure.hpp"
+#include "src/trace/join.hpp"
+#include "src/trace/json.hpp"
+#include "src/trace/measure.hpp"
 
 using namespace acs::trace;
 using acs::trace::testing::launch;

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "trace_records.hpp"
+#include "src/trace/records.hpp"
 
 namespace acs::trace::testing {
 

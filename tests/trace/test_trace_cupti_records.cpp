@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "trace_collector.hpp"
-#include "trace_cupti_records.hpp"
+#include "src/trace/collector.hpp"
+#include "src/trace/cupti_records.hpp"
 
 namespace acs::trace {
 namespace {

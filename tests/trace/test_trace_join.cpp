@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "synthetic_trace.hpp"
-#include "trace_join.hpp"
+#include "src/trace/join.hpp"
 
 namespace acs::trace {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "json_reader.hpp"
 #include "synthetic_trace.hpp"
-#include "trace_json.hpp"
+#include "src/trace/json.hpp"
 
 namespace acs::trace {
 namespace {

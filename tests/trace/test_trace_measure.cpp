@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "synthetic_trace.hpp"
-#include "trace_join.hpp"
-#include "trace_measure.hpp"
+#include "src/trace/join.hpp"
+#include "src/trace/measure.hpp"
 
 namespace acs::trace {
 namespace {

@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "scheduler.hpp"
-#include "trace_join.hpp"
-#include "trace_observer.hpp"
+#include "scheduler/scheduler.hpp"
+#include "src/trace/join.hpp"
+#include "src/trace/observer.hpp"
 
 namespace acs::trace {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "trace_session.hpp"
+#include "src/trace/session.hpp"
 
 namespace acs::trace {
 namespace {

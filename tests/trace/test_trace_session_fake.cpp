@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "json_reader.hpp"
-#include "trace_session.hpp"
+#include "src/trace/session.hpp"
 
 #ifndef ACS_FAKE_CUPTI
 #error "ACS_FAKE_CUPTI must name libacs_fake_cupti.so"

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "scheduler/backend.hpp"
 
 namespace acs::testing {
 

@@ -1,4 +1,4 @@
-# Unit tests of the runtime pieces, owned with src/: settings (test_config*),
+# Unit tests of the runtime pieces, owned with src/runtime/ and annotations/inferred/: settings (test_config*),
 # the allocation map (test_allocation_map*) and footprint inference
 # (test_inference*), and the runtime side of dispatch.hpp on a simulated driver
 # (test_runtime_dispatch). CPU only: the driver is never called (layouts and pointer

@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "allocation_map.hpp"
+#include "annotations/inferred/allocation_map.hpp"
 
 namespace acs {
 namespace {

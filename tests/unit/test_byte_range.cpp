@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "byte_range.hpp"
+#include "scheduler/byte_range.hpp"
 
 namespace acs {
 namespace {

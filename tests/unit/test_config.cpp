@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
+#include "src/support/config.hpp"
 
 namespace acs {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fatbin.hpp"
+#include "annotations/inferred/fatbin.hpp"
 
 namespace acs::inference {
 namespace {

@@ -9,7 +9,7 @@
 #include <set>
 #include <vector>
 
-#include "inference.hpp"
+#include "annotations/inferred/inference.hpp"
 
 namespace acs::inference {
 namespace {

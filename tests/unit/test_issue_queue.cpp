@@ -1,6 +1,6 @@
 // The issuing thread (issue_queue.hpp): what it issues, in which order, from which thread,
 // and what the caller's own calls wait for.
-#include "issue_queue.hpp"
+#include "scheduler/issue_queue.hpp"
 
 #include <chrono>
 #include <mutex>

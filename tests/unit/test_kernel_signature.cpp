@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "kernel_signature.hpp"
+#include "annotations/inferred/kernel_signature.hpp"
 
 namespace acs::inference {
 namespace {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "fatbin.hpp"
-#include "loaded_code.hpp"
+#include "annotations/inferred/fatbin.hpp"
+#include "annotations/inferred/loaded_code.hpp"
 
 namespace acs::inference {
 namespace {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "event_pool.hpp"
+#include "scheduler/event_pool.hpp"
 #include "recording_backend.hpp"
-#include "stream_pool.hpp"
+#include "scheduler/stream_pool.hpp"
 
 namespace acs {
 namespace {

@@ -1,4 +1,4 @@
-// Tests of the PTX write analysis (annotations/inference/ptx_writes.cpp). Most modules are real
+// Tests of the PTX write analysis (annotations/inferred/ptx_writes.cpp). Most modules are real
 // nvcc output (CUDA 13.0, `nvcc -ptx -arch=sm_90`), embedded with the CUDA source they came from;
 // a few hand-written modules (each accepted by `ptxas -arch=sm_90`) reach shapes nvcc rarely emits.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ptx_writes.hpp"
+#include "annotations/inferred/ptx_writes.hpp"
 
 namespace acs::inference {
 namespace {

@@ -16,14 +16,14 @@
 #include <thread>
 #include <vector>
 
-#include "allocation_map.hpp"
-#include "dispatch.hpp"
-#include "runtime_capture.hpp"
-#include "driver_inference.hpp"
-#include "runtime_devices.hpp"
-#include "runtime_driver.hpp"
-#include "runtime_streams.hpp"
-#include "stats.hpp"
+#include "annotations/inferred/allocation_map.hpp"
+#include "src/runtime/dispatch.hpp"
+#include "src/runtime/capture.hpp"
+#include "src/runtime/driver_inference.hpp"
+#include "src/runtime/devices.hpp"
+#include "interpose/real_driver.hpp"
+#include "src/runtime/streams.hpp"
+#include "src/support/stats.hpp"
 
 namespace acs {
 namespace {

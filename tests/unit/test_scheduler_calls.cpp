@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "recording_backend.hpp"
-#include "scheduler.hpp"
+#include "scheduler/scheduler.hpp"
 
 namespace acs {
 namespace {

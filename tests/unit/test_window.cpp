@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "range_summary.hpp"
-#include "window.hpp"
+#include "scheduler/range_summary.hpp"
+#include "scheduler/window.hpp"
 
 namespace acs {
 namespace {

@@ -174,6 +174,27 @@ CUresult cuFakeUnlisted(CUstream s) {
   return CUDA_SUCCESS;
 }
 
+// The rest of the driver functions acs resolves for itself (ACS_DRIVER_USED in
+// interpose/hooks_table.inc): present, so that the table resolves as with a real driver, but
+// unsupported, since these tests exercise the hooks alone.
+#define FAKE_UNSUPPORTED(name, ...) \
+  CUresult name(__VA_ARGS__) { return CUDA_ERROR_NOT_SUPPORTED; }
+FAKE_UNSUPPORTED(cuCtxPushCurrent_v2, CUcontext)
+FAKE_UNSUPPORTED(cuCtxPopCurrent_v2, CUcontext*)
+FAKE_UNSUPPORTED(cuCtxGetDevice, CUdevice*)
+FAKE_UNSUPPORTED(cuDevicePrimaryCtxGetState, CUdevice, unsigned*, int*)
+FAKE_UNSUPPORTED(cuDevicePrimaryCtxRetain, CUcontext*, CUdevice)
+FAKE_UNSUPPORTED(cuDevicePrimaryCtxRelease_v2, CUdevice)
+FAKE_UNSUPPORTED(cuStreamCreate, CUstream*, unsigned)
+FAKE_UNSUPPORTED(cuStreamGetCtx, CUstream, CUcontext*)
+FAKE_UNSUPPORTED(cuStreamGetFlags, CUstream, unsigned*)
+FAKE_UNSUPPORTED(cuStreamWaitEvent, CUstream, CUevent, unsigned)
+FAKE_UNSUPPORTED(cuEventCreate, CUevent*, unsigned)
+FAKE_UNSUPPORTED(cuEventQuery, CUevent)
+FAKE_UNSUPPORTED(cuEventDestroy_v2, CUevent)
+FAKE_UNSUPPORTED(cuPointerGetAttribute, void*, CUpointer_attribute, CUdeviceptr)
+#undef FAKE_UNSUPPORTED
+
 CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
                              CUdriverProcAddressQueryResult* status);
 CUresult cuGetProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags) {
@@ -216,6 +237,20 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint
       {"cuLibraryLoadData", 12000, reinterpret_cast<void*>(&cuLibraryLoadData), nullptr},
       {"cuLibraryUnload", 12000, reinterpret_cast<void*>(&cuLibraryUnload), nullptr},
       {"cuFakeUnlisted", 1000, reinterpret_cast<void*>(&cuFakeUnlisted), nullptr},
+      {"cuCtxPushCurrent", 4000, reinterpret_cast<void*>(&cuCtxPushCurrent_v2), nullptr},
+      {"cuCtxPopCurrent", 4000, reinterpret_cast<void*>(&cuCtxPopCurrent_v2), nullptr},
+      {"cuCtxGetDevice", 2000, reinterpret_cast<void*>(&cuCtxGetDevice), nullptr},
+      {"cuDevicePrimaryCtxGetState", 7000, reinterpret_cast<void*>(&cuDevicePrimaryCtxGetState), nullptr},
+      {"cuDevicePrimaryCtxRetain", 7000, reinterpret_cast<void*>(&cuDevicePrimaryCtxRetain), nullptr},
+      {"cuDevicePrimaryCtxRelease", 11000, reinterpret_cast<void*>(&cuDevicePrimaryCtxRelease_v2), nullptr},
+      {"cuStreamCreate", 2000, reinterpret_cast<void*>(&cuStreamCreate), nullptr},
+      {"cuStreamGetCtx", 9020, reinterpret_cast<void*>(&cuStreamGetCtx), nullptr},
+      {"cuStreamGetFlags", 5050, reinterpret_cast<void*>(&cuStreamGetFlags), nullptr},
+      {"cuStreamWaitEvent", 3020, reinterpret_cast<void*>(&cuStreamWaitEvent), nullptr},
+      {"cuEventCreate", 2000, reinterpret_cast<void*>(&cuEventCreate), nullptr},
+      {"cuEventQuery", 2000, reinterpret_cast<void*>(&cuEventQuery), nullptr},
+      {"cuEventDestroy", 4000, reinterpret_cast<void*>(&cuEventDestroy_v2), nullptr},
+      {"cuPointerGetAttribute", 4000, reinterpret_cast<void*>(&cuPointerGetAttribute), nullptr},
       {"cuGetProcAddress", 12000, reinterpret_cast<void*>(&cuGetProcAddress_v2), nullptr},
       {"cuGetProcAddress", 11030, reinterpret_cast<void*>(&cuGetProcAddress), nullptr},
   };

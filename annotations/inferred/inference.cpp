@@ -1,0 +1,166 @@
+#include "annotations/inferred/inference.hpp"
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace acs::inference {
+
+namespace {
+
+constexpr std::uint32_t word_bytes = 8;
+
+address load_word(const void* at) noexcept {
+  address v;
+  std::memcpy(&v, at, sizeof v);  // arguments need not be 8-byte aligned on the host
+  return v;
+}
+
+// The words of one parameter. A parameter that holds a pointer (or a struct with
+// one) is 8-byte aligned in the device layout; others cannot hold one.
+template <class F>
+void param_words(std::uint32_t index, const param_info& p, const unsigned char* bytes, F& f) {
+  if (p.offset % word_bytes != 0) return;
+  for (std::uint32_t rel = 0; rel + word_bytes <= p.size; rel += word_bytes)
+    f(argument_word{index, p.offset + rel, load_word(bytes + rel)});
+}
+
+template <class F>
+words_status for_each_word(const param_layout* layout, void* const* params, void* const* extra, F&& f) {
+  if (params != nullptr && extra != nullptr) return words_status::unreadable;
+  if (params != nullptr) {
+    if (layout == nullptr) return words_status::no_layout;
+    for (std::uint32_t i = 0; i < layout->size(); ++i)
+      if (params[i] == nullptr) return words_status::unreadable;
+    for (std::uint32_t i = 0; i < layout->size(); ++i)
+      param_words(i, (*layout)[i], static_cast<const unsigned char*>(params[i]), f);
+    return words_status::ok;
+  }
+  if (extra == nullptr) {
+    if (layout == nullptr) return words_status::no_layout;
+    return layout->empty() ? words_status::ok : words_status::unreadable;
+  }
+  // extra: { CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END }
+  const unsigned char* buffer = nullptr;
+  const std::size_t* size = nullptr;
+  constexpr int max_entries = 16;
+  int i = 0;
+  for (; i < max_entries && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+    if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+      buffer = static_cast<const unsigned char*>(extra[i + 1]);
+    else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+      size = static_cast<const std::size_t*>(extra[i + 1]);
+    else
+      return words_status::bad_extra;
+  }
+  if (i >= max_entries || buffer == nullptr || size == nullptr) return words_status::bad_extra;
+  const std::size_t bytes = *size;
+  if (layout == nullptr) {
+    for (std::size_t o = 0; o + word_bytes <= bytes; o += word_bytes)
+      f(argument_word{static_cast<std::uint32_t>(o / word_bytes), static_cast<std::uint32_t>(o),
+                      load_word(buffer + o)});
+    return words_status::ok;
+  }
+  for (const param_info& p : *layout)
+    if (std::uint64_t{p.offset} + p.size > bytes) return words_status::bad_extra;
+  for (std::uint32_t k = 0; k < layout->size(); ++k) param_words(k, (*layout)[k], buffer + (*layout)[k].offset, f);
+  return words_status::ok;
+}
+
+void add_allocation(access_set& out, const byte_range& r, bool written) {
+  if (std::find(out.reads.begin(), out.reads.end(), r) == out.reads.end()) out.reads.push_back(r);
+  if (written && std::find(out.writes.begin(), out.writes.end(), r) == out.writes.end()) out.writes.push_back(r);
+}
+
+inference_result as_result(words_status s) noexcept {
+  switch (s) {
+    case words_status::ok: return inference_result::inferred;
+    case words_status::no_layout: return inference_result::no_layout;
+    case words_status::bad_extra: return inference_result::bad_extra;
+    case words_status::unreadable: return inference_result::unreadable;
+  }
+  return inference_result::unreadable;
+}
+
+}  // namespace
+
+words_status argument_words(const param_layout* layout, void* const* params, void* const* extra,
+                            std::vector<argument_word>& out) {
+  return for_each_word(layout, params, extra, [&](const argument_word& w) { out.push_back(w); });
+}
+
+const char* to_string(inference_result r) noexcept {
+  switch (r) {
+    case inference_result::inferred: return "inferred";
+    case inference_result::no_layout: return "parameter layout unknown";
+    case inference_result::bad_extra: return "launch `extra` not parsable";
+    case inference_result::unreadable: return "arguments unreadable";
+    case inference_result::unknown_pointer: return "argument points into memory acs did not see allocated";
+    case inference_result::no_allocation: return "no argument points into a known allocation";
+    case inference_result::indirect: return "a parameter reaches memory through device-side pointers";
+    case inference_result::global_writes: return "the kernel writes __device__ variables";
+  }
+  return "unknown";
+}
+
+inference_result infer(const param_layout* layout, void* const* params, void* const* extra,
+                       const allocation_map& allocations, pointer_probe& probe, access_set& out,
+                       bool trust_const) {
+  out.reads.clear();
+  out.writes.clear();
+  bool unseen = false;
+  bool indirect = false;
+  words_status status;
+  {
+    const allocation_map::reader map(allocations);
+    status = for_each_word(layout, params, extra, [&](const argument_word& w) {
+      // Without a layout, `param` is a word index: no signature applies.
+      const param_info* p = layout != nullptr ? &(*layout)[w.param] : nullptr;
+      const param_kind kind = p != nullptr ? p->kind : param_kind::value;
+      indirect |= kind == param_kind::indirect;
+      const bool written =
+          !(trust_const && kind == param_kind::const_pointer) && (p == nullptr || p->may_write_at(w.offset));
+      if (const auto r = map.find(w.value)) {
+        add_allocation(out, *r, written);
+        return;
+      }
+      if (unseen || !plausible_address(w.value)) return;
+      const auto n = map.near(w.value, near_slack);
+      if (n.below) add_allocation(out, *n.below, written);
+      if (n.above) add_allocation(out, *n.above, written);
+      unseen = probe.is_device_pointer(w.value);
+    });
+  }
+  inference_result result = as_result(status);
+  if (result == inference_result::inferred && indirect) result = inference_result::indirect;
+  if (result == inference_result::inferred && layout != nullptr && layout->writes_globals)
+    result = inference_result::global_writes;
+  if (result == inference_result::inferred && unseen) result = inference_result::unknown_pointer;
+  // Nothing written that acs can see (no argument in a known allocation, or only
+  // pointer-to-const ones): what the kernel changes is invisible.
+  if (result == inference_result::inferred && out.writes.empty()) result = inference_result::no_allocation;
+  if (result != inference_result::inferred) {
+    out.reads.clear();
+    out.writes.assign(1, whole_address_space);
+  }
+  return result;
+}
+
+words_status pointer_arguments(const param_layout* layout, void* const* params, void* const* extra,
+                               const allocation_map& allocations, pointer_probe& probe,
+                               std::vector<pointer_argument>& out) {
+  const allocation_map::reader map(allocations);
+  return for_each_word(layout, params, extra, [&](const argument_word& w) {
+    if (const auto r = map.find(w.value)) {
+      out.push_back({w, r, true, false});
+      return;
+    }
+    if (!plausible_address(w.value)) return;
+    const auto n = map.near(w.value, near_slack);
+    pointer_argument a{w, n.below ? n.below : n.above, false, probe.is_device_pointer(w.value)};
+    if (a.allocation || a.unseen) out.push_back(a);
+  });
+}
+
+}  // namespace acs::inference

@@ -1,0 +1,76 @@
+#pragma once
+// The code images the process loaded into the driver (modules and libraries), by
+// handle, and what their PTX says each kernel writes through (ptx_writes.hpp).
+// Loading only records the image (copied unless it lies in a loaded object file,
+// where it stays until that file is unloaded); the PTX is unpacked and analysed
+// the first time a kernel of that image needs it.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "annotations/inferred/param_layout.hpp"
+#include "annotations/inferred/ptx_writes.hpp"
+
+namespace acs::inference {
+
+enum class code_handle_kind : std::uint8_t { module, library };
+
+class loaded_code {
+ public:
+  /// @brief `handle` (a CUmodule or CUlibrary) was loaded from `image`: a fatbin, a
+  /// fatbin wrapper or PTX text. Other images (cubins) are not recorded: they carry no PTX.
+  void loaded(const void* handle, code_handle_kind kind, const void* image);
+
+  /// @brief `handle` was unloaded; the handle may come back for other code.
+  void unloaded(const void* handle);
+
+  /// @brief The recorded module or library that `module` is, or was found to be loaded
+  /// from (`found_in`); nullptr when none.
+  const void* owner_of_module(const void* module) const;
+
+  /// @brief `module` (a context's module of a library) was found to come from `library`:
+  /// later functions of that module resolve at once.
+  void found_in(const void* module, const void* library);
+
+  /// @brief The recorded libraries, newest first.
+  std::vector<const void*> libraries() const;
+
+  /// @brief What kernel `name` of the code loaded as `handle` writes through, for a
+  /// device of compute capability `cc` (major * 10 + minor); nullptr when unknown
+  /// (no PTX for that device, the kernel not in it, or not analysable).
+  std::shared_ptr<const kernel_writes> writes(const void* handle, std::string_view name, std::uint32_t cc);
+
+ private:
+  struct image {
+    code_handle_kind kind = code_handle_kind::module;
+    std::shared_ptr<const std::vector<std::byte>> copy;  // when the caller's image may go away
+    const void* bytes = nullptr;                         // the fatbin or PTX text
+    std::uint64_t order = 0;                             // load order
+    std::uint32_t analysed_for = 0;                      // cc of `kernels`, 0: not yet
+    std::unordered_map<std::string, std::shared_ptr<const kernel_writes>> kernels;
+  };
+
+  static void analyse(image& code, std::uint32_t cc);
+
+  mutable std::mutex mutex_;
+  std::unordered_map<const void*, image> images_;
+  std::unordered_map<const void*, const void*> module_library_;  // from found_in
+  std::uint64_t loads_ = 0;
+};
+
+/// @brief The process's loaded code, fed by the module and library load hooks. Never destroyed.
+loaded_code& process_code() noexcept;
+
+/// @brief Merges two analyses of kernels of the same name (several PTX entries):
+/// the union of what either writes; nullptr when their parameters differ.
+std::shared_ptr<const kernel_writes> merge_writes(const kernel_writes& a, const kernel_writes& b);
+
+/// @brief Narrows a layout's written words to what the PTX analysis allows; false
+/// (layout unchanged) when the analysis's parameters do not match the layout's.
+bool apply_writes(const kernel_writes& writes, param_layout& layout) noexcept;
+
+}  // namespace acs::inference

@@ -1,0 +1,73 @@
+#include "annotations/inferred/param_layout.hpp"
+
+#include <array>
+
+namespace acs::inference {
+
+namespace {
+
+// Generations are unique across all caches, so one thread-local cache serves
+// every layout_cache without mixing them up.
+std::atomic<std::uint64_t> next_generation{1};
+std::uint64_t fresh_generation() noexcept { return next_generation.fetch_add(1, std::memory_order_relaxed); }
+
+struct cached_layout {
+  std::uint64_t generation = 0;
+  const void* function = nullptr;
+  const param_layout* layout = nullptr;
+};
+constexpr std::size_t thread_slots = 16;
+thread_local std::array<cached_layout, thread_slots> thread_cache{};
+
+std::size_t slot_of(const void* function) noexcept {
+  const auto v = reinterpret_cast<std::uintptr_t>(function);
+  return static_cast<std::size_t>((v >> 4) ^ (v >> 12)) % thread_slots;
+}
+
+}  // namespace
+
+bool plausible_layout(const param_layout& layout) noexcept {
+  if (layout.empty()) return false;
+  std::uint64_t end = 0;
+  for (const param_info& p : layout) {
+    if (p.size == 0 || p.offset < end) return false;
+    end = std::uint64_t{p.offset} + p.size;
+    if (end > max_param_bytes) return false;
+  }
+  return true;
+}
+
+layout_cache::layout_cache(layout_reader& reader) : reader_(reader), generation_(fresh_generation()) {}
+
+const param_layout* layout_cache::find(const void* function) {
+  const std::uint64_t generation = generation_.load(std::memory_order_acquire);
+  cached_layout& slot = thread_cache[slot_of(function)];
+  if (slot.generation == generation && slot.function == function) return slot.layout;
+  const param_layout* layout = lookup_slow(function, generation);
+  slot = {generation, function, layout};
+  return layout;
+}
+
+const param_layout* layout_cache::lookup_slow(const void* function, std::uint64_t generation) {
+  {
+    std::shared_lock lock(mutex_);
+    if (const auto it = known_.find(function); it != known_.end()) return it->second;
+  }
+  param_layout read;
+  reads_.fetch_add(1, std::memory_order_relaxed);
+  const bool ok = reader_.read(function, read) && plausible_layout(read);
+  std::unique_lock lock(mutex_);
+  if (const auto it = known_.find(function); it != known_.end()) return it->second;  // another thread won
+  const param_layout* layout = ok ? &store_.emplace_back(std::move(read)) : nullptr;
+  // A clear() while the driver was asked: the answer may be about the old kernel. Use, don't keep.
+  if (generation_.load(std::memory_order_acquire) == generation) known_.emplace(function, layout);
+  return layout;
+}
+
+void layout_cache::clear() noexcept {
+  std::unique_lock lock(mutex_);
+  known_.clear();
+  generation_.store(fresh_generation(), std::memory_order_release);
+}
+
+}  // namespace acs::inference

@@ -1,0 +1,62 @@
+#pragma once
+// The scheduler's settings and counters, apart from scheduler.hpp so that the settings parser
+// (src/support/config.hpp) and the statistics (src/support/stats.hpp) can name them without
+// depending on the scheduler itself. No dependency on anything.
+#include <cstdint>
+
+namespace acs {
+
+// When a kernel follows its producer on the same pool stream, whether the producer's event
+// may be skipped by folding its footprint into the kernel's window entry: whatever depends
+// on the producer then waits for the kernel too (later than needed, never earlier), for one
+// event record less. `adaptive` merges while such late waits are rare (scheduler.cpp).
+enum class chain_merge : std::uint8_t { adaptive, always, never };
+
+struct scheduler_config {
+  unsigned window = 32;   // kernels in flight per device, 1..max_window
+  unsigned streams = 8;   // pool streams, 1..max_streams
+  bool eager_join = false;  // join each kernel into its stream at once (scheduler.hpp)
+  chain_merge merge = chain_merge::adaptive;
+  // Pool-stream records, waits and launches are issued by this many threads of the
+  // scheduler's own (issue_queue.hpp), so that the application's thread only decides and
+  // enqueues; 0: by the calling thread.
+  unsigned issue_threads = 0;
+  static constexpr unsigned max_window = 1024;
+  static constexpr unsigned max_streams = 64;
+  static constexpr unsigned max_issue_threads = 8;
+};
+
+// Every counter once: _(member, key in the acs-stats line, what it counts). The struct, the
+// sum over devices and the machine-readable line are generated from this list.
+#define ACS_SCHEDULER_STATS(_)                                                                              \
+  _(kernels, dispatched, "launches dispatched to the pool")                                                 \
+  _(independent, independent, "of those, with nothing in the window to wait for")                           \
+  _(same_stream, same_stream, "placed behind their producer, no event needed")                              \
+  _(dependency_waits, dependency_waits, "stream-wait-event calls issued for dependencies")                  \
+  _(fork_waits, fork_waits, "waits on a virtual stream's last barrier")                                     \
+  _(join_waits, join_waits, "stream-wait-event calls that joined pool work into a stream")                  \
+  _(shadowed, events_unneeded, "kernels whose event was never recorded: shadowed or merged (settle_tail)")  \
+  _(merged, merged, "of those, merged into their successor's entry")                                        \
+  _(barriers, barriers, "operations issued directly on an application stream")                             \
+  _(folds, folds, "window entries folded into a summary while running")                                    \
+  _(launch_errors, launch_errors, "launches that returned an error")                                        \
+  _(join_failures, join_failures, "acs's own event calls failed: it now runs in place")                    \
+  _(occupancy_sum, occupancy_sum, "window entries in flight, summed at each launch")                        \
+  _(deferred, deferred, "launches issued by the issuing threads (issue_threads)")                           \
+  _(issue_waits, issue_waits, "calls that waited for the issuing thread to catch up")                       \
+  _(deferred_failures, deferred_failures, "calls of the issuing thread that failed")
+
+struct scheduler_stats {
+#define ACS_SCHEDULER_STATS_MEMBER(member, key, what) std::uint64_t member = 0;
+  ACS_SCHEDULER_STATS(ACS_SCHEDULER_STATS_MEMBER)
+#undef ACS_SCHEDULER_STATS_MEMBER
+
+  scheduler_stats& operator+=(const scheduler_stats& other) noexcept {
+#define ACS_SCHEDULER_STATS_ADD(member, key, what) member += other.member;
+    ACS_SCHEDULER_STATS(ACS_SCHEDULER_STATS_ADD)
+#undef ACS_SCHEDULER_STATS_ADD
+    return *this;
+  }
+};
+
+}  // namespace acs

@@ -1,0 +1,64 @@
+#pragma once
+// One scheduler per device primary context, created at the first launch on it
+// (its pool streams live in that context). Other contexts (cuCtxCreate, green
+// contexts) are foreign: their launches pass through untouched.
+//
+// Nothing here is ever destroyed: hooks may still run on other threads while
+// the process exits, and the driver may be gone by then, so acs tears nothing
+// down. A destroyed context's scheduler is abandoned, not freed.
+#include <cuda.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "src/runtime/cuda_backend.hpp"
+#include "interpose/real_driver.hpp"
+#include "scheduler/scheduler.hpp"
+
+namespace acs {
+
+struct device_runtime {
+  device_runtime(const driver::table& cuda, CUcontext context, scheduler_config config)
+      : backend(cuda, context), sched(backend, config) {}
+  cuda_backend backend;
+  scheduler sched;
+  // acs's own bookkeeping failed here: pass through from now on. Safe at any
+  // point, since every redirected kernel was already joined into its stream.
+  std::atomic<bool> broken{false};
+};
+
+struct context_entry {
+  CUcontext context = nullptr;
+  CUdevice device = -1;
+  bool primary = false;                        // a device's primary context: acs manages it
+  std::atomic<device_runtime*> runtime{nullptr};
+  std::atomic<bool> failed{false};             // the scheduler could not be created
+  std::mutex create_mutex;
+};
+
+/// @brief Changes whenever a stream or context handle may have been reused: caches
+/// of stream and context lookups compare it.
+std::atomic<std::uint64_t>& handles_epoch() noexcept;
+
+/// @brief The entry of `context`, classified on first sight; nullptr if that fails.
+context_entry* context_of(const driver::table& cuda, CUcontext context);
+
+/// @brief The entry of the calling thread's current context; nullptr when none is current.
+context_entry* current_context(const driver::table& cuda);
+
+/// @brief The scheduler of a primary context, created on first use; nullptr if it cannot be.
+device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& context);
+
+/// @brief Every scheduler created so far, abandoned ones included (cold paths only).
+std::vector<device_runtime*> all_runtimes();
+
+/// @brief The known primary contexts of `device` (cold path: device reset).
+std::vector<CUcontext> primary_contexts_of(CUdevice device);
+
+/// @brief Drops `context` from the registry and marks its scheduler broken; returns
+/// the abandoned entry (still valid: never freed), or nullptr if it was unknown.
+context_entry* forget_context(CUcontext context);
+
+}  // namespace acs

@@ -1,0 +1,107 @@
+#pragma once
+// The contract between the hooks (interpose/hooks_*) and the runtime that
+// decides what to do with each call (src/runtime/).
+// Hooks classify a call and call exactly one of these; they never touch the
+// scheduler directly. All functions are noexcept: nothing escapes into the host.
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "src/support/pass_reason.hpp"
+
+namespace acs {
+
+// How a launch entry point names the stream: `_ptsz`/`_ptds` variants (and the
+// runtime's per-thread build) read stream 0 as the per-thread default stream.
+enum class default_stream : std::uint8_t { legacy, per_thread };
+
+// Re-issues the intercepted launch, unchanged but for the stream, through the
+// real (unhooked) entry point. Returns that entry point's own status code
+// (a cudaError_t or a CUresult, as an int) for the application to see.
+struct launch_closure {
+  int (*issue)(void* context, CUstream stream) = nullptr;
+  void* context = nullptr;
+  int operator()(CUstream stream) const { return issue(context, stream); }
+};
+
+// The launch's configuration, for issuing it later from acs's own thread through the driver
+// (issue_queue.hpp). Only launches without attributes are ever issued that way.
+struct launch_shape {
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  unsigned shared_bytes = 0;
+  bool attributes = true;  // launch attributes (or an unknown configuration): issue it now
+};
+
+struct launch_request {
+  CUstream stream = nullptr;              // as the application passed it
+  default_stream stream_zero = default_stream::legacy;
+  CUfunction function = nullptr;          // nullptr when it could not be determined
+  void** params = nullptr;                // one pointer per kernel parameter, or nullptr
+  void** extra = nullptr;                 // cuLaunchKernel's `extra`, or nullptr
+  const char* api = "";                   // entry point name, for logs and stats
+  launch_shape shape;
+};
+
+// Before an operation that waits for, or releases, what the device's work may use (device
+// synchronize, free, context teardown): every launch acs accepted is issued to the GPU first.
+void device_work_issued() noexcept;
+
+// A kernel launch the hooks may hand to the scheduler. Returns the status the
+// application must see. The runtime may pass it through (launch on the
+// application's own stream) for any reason; it then logs the reason once.
+int dispatch_launch(const launch_request& request, launch_closure issue) noexcept;
+
+// Work is about to be issued directly on `stream` (an operation of rule 2, or
+// a launch passed through): call just before forwarding it. The stream then
+// waits for its kernels acs moved to pool streams (the lazy join), and for
+// what the legacy stream's implicit synchronisation asks. Nothing happens on
+// a capturing stream. `stream` may be 0, the legacy or per-thread handle.
+void stream_work_begins(CUstream stream, default_stream stream_zero) noexcept;
+
+// The launch was issued on the application's stream as-is (for `why`), after
+// stream_work_begins. Keeps the stream's contract: later redirected kernels
+// must follow it.
+void launched_directly(CUstream stream, default_stream stream_zero, pass_reason why) noexcept;
+
+// Any other stream-ordered operation was issued on `stream` (rule 2).
+// Call stream_work_begins before forwarding it, and this after.
+void stream_barrier(CUstream stream, default_stream stream_zero) noexcept;
+
+// Host synchronisation: take a point before forwarding the sync (or stream
+// query) and pass it once the sync succeeded. Only work issued before the point
+// is known complete: another thread may launch while the sync waits.
+// stream_sync_begins first joins the stream's pool work into it.
+std::uint64_t stream_sync_begins(CUstream stream, default_stream stream_zero) noexcept;
+std::uint64_t device_sync_begins() noexcept;
+void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint64_t point) noexcept;
+void device_synchronized(std::uint64_t point) noexcept;
+void stream_destroyed(CUstream stream) noexcept;
+
+// Stream capture began or ended (any thread), with the capture mode used.
+void capture_began(CUstream stream, CUstreamCaptureMode mode) noexcept;
+void capture_ended(CUstream stream) noexcept;
+// True while a capture on another thread forbids unsafe calls (query, sync) on this one.
+bool capture_forbids_unsafe_calls() noexcept;
+
+// Device memory the application obtained or released (runtime or driver, any kind).
+void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept;
+void memory_freed(CUdeviceptr base) noexcept;
+
+// Teardown: a context is destroyed or a device reset (cuCtxDestroy,
+// cuDevicePrimaryCtxReset, cudaDeviceReset). teardown_begins comes before
+// forwarding, while the context still exists (traces are flushed); the others
+// after it succeeded: the context's streams, pool streams included, are gone
+// and their handles may come back for new ones.
+void teardown_begins() noexcept;
+void context_destroyed(CUcontext context) noexcept;
+void device_reset(CUdevice device) noexcept;
+// cuModuleUnload / cuLibraryUnload: cached per-function data must go.
+void modules_unloaded(const void* handle) noexcept;
+// A module or library (`library`) was loaded from `image` (cuModuleLoadData, cuLibraryLoadData...).
+void code_loaded(const void* handle, bool library, const void* image) noexcept;
+
+// Whether acs is active at all (config, environment, a GPU present).
+bool active() noexcept;
+
+}  // namespace acs

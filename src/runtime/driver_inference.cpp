@@ -1,0 +1,201 @@
+#include "src/runtime/driver_inference.hpp"
+
+#include <array>
+
+#include "src/support/config.hpp"
+#include "annotations/inferred/loaded_code.hpp"
+#include "src/support/log.hpp"
+#include "interpose/real_driver.hpp"
+#include "src/support/stats.hpp"
+
+namespace acs::inference {
+
+namespace {
+
+class driver_layout_reader final : public layout_reader {
+ public:
+  bool read(const void* function, param_layout& out) override {
+    const driver::table* cuda = driver::real();
+    if (cuda == nullptr) return false;
+    // cuLaunchKernel accepts a CUkernel cast to CUfunction: try both readers.
+    const auto f = static_cast<CUfunction>(const_cast<void*>(function));
+    if (cuda->cuFuncGetParamInfo_ != nullptr && read_with(cuda->cuFuncGetParamInfo_, f, out)) {
+      const char* name = nullptr;
+      if (cuda->cuFuncGetName_ != nullptr && cuda->cuFuncGetName_(&name, f) == CUDA_SUCCESS) {
+        add_kinds(name, out);
+        if (settings().read_ptx) add_writes(*cuda, owner_of_function(*cuda, f, name), name, out);
+      }
+      return true;
+    }
+    const auto k = static_cast<CUkernel>(const_cast<void*>(function));
+    if (cuda->cuKernelGetParamInfo_ == nullptr || !read_with(cuda->cuKernelGetParamInfo_, k, out)) return false;
+    const char* name = nullptr;
+    if (cuda->cuKernelGetName_ != nullptr && cuda->cuKernelGetName_(&name, k) == CUDA_SUCCESS) {
+      add_kinds(name, out);
+      if (settings().read_ptx) add_writes(*cuda, owner_of_kernel(*cuda, k, name), name, out);
+    }
+    return true;
+  }
+
+  // The C++ signature says which parameters point to const data and which reach
+  // memory through device-side pointers. Used only when it lists as many
+  // parameters as the driver reports.
+  static void add_kinds(const char* name, param_layout& out) {
+    const auto kinds = kernel_parameters(name);
+    if (!kinds || kinds->size() != out.size()) return;
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].kind = (*kinds)[i];
+  }
+
+  // The recorded library, newest first, whose kernel of this name satisfies `is_it`.
+  template <class Match>
+  static const void* library_with(const driver::table& cuda, const char* name, Match is_it) {
+    if (cuda.cuLibraryGetKernel_ == nullptr) return nullptr;
+    for (const void* library : process_code().libraries()) {
+      CUkernel k = nullptr;
+      if (cuda.cuLibraryGetKernel_(&k, static_cast<CUlibrary>(const_cast<void*>(library)), name) == CUDA_SUCCESS &&
+          is_it(k))
+        return library;
+    }
+    return nullptr;
+  }
+
+  // The module or library the function was loaded from, among those acs saw loaded.
+  static const void* owner_of_function(const driver::table& cuda, CUfunction f, const char* name) {
+    CUmodule module = nullptr;
+    if (cuda.cuFuncGetModule_ == nullptr || cuda.cuFuncGetModule_(&module, f) != CUDA_SUCCESS) module = nullptr;
+    if (module != nullptr)
+      if (const void* owner = process_code().owner_of_module(module)) return owner;
+    // A library's kernel, loaded into this context: the library whose kernel of this
+    // name is `f` here. Its module's other functions then resolve at once.
+    if (cuda.cuKernelGetFunction_ == nullptr) return nullptr;
+    const void* library = library_with(cuda, name, [&](CUkernel k) {
+      CUfunction g = nullptr;
+      return cuda.cuKernelGetFunction_(&g, k) == CUDA_SUCCESS && g == f;
+    });
+    if (library != nullptr && module != nullptr) process_code().found_in(module, library);
+    return library;
+  }
+
+  static const void* owner_of_kernel(const driver::table& cuda, CUkernel k, const char* name) {
+    CUlibrary library = nullptr;
+    if (cuda.cuKernelGetLibrary_ != nullptr && cuda.cuKernelGetLibrary_(&library, k) == CUDA_SUCCESS)
+      return library;
+    return library_with(cuda, name, [&](CUkernel other) { return other == k; });
+  }
+
+  // The compute capability of the current context's device as major * 10 + minor; 0 if unknown.
+  static std::uint32_t current_capability(const driver::table& cuda) {
+    CUdevice device = 0;
+    int major = 0, minor = 0;
+    if (cuda.cuCtxGetDevice_(&device) != CUDA_SUCCESS || cuda.cuDeviceGetAttribute_ == nullptr ||
+        cuda.cuDeviceGetAttribute_(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS ||
+        cuda.cuDeviceGetAttribute_(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) != CUDA_SUCCESS)
+      return 0;
+    return static_cast<std::uint32_t>(major * 10 + minor);
+  }
+
+  // What the kernel's PTX says it writes through (loaded_code.hpp), for the device
+  // of the current context. Used only when its parameters match the driver's layout.
+  // Only with ACS_PTX (the callers check it before looking for the owner).
+  static void add_writes(const driver::table& cuda, const void* owner, const char* name, param_layout& out) {
+    const std::uint32_t cc = owner != nullptr ? current_capability(cuda) : 0;
+    const auto writes = cc != 0 ? process_code().writes(owner, name, cc) : nullptr;
+    const bool usable = writes != nullptr && apply_writes(*writes, out);
+    stats::count_function(usable);
+    if (!usable) {
+      ACS_LOG_DEBUG("kernel {}: no usable PTX, every pointer argument counts as written", name);
+      return;
+    }
+    ACS_LOG_DEBUG("kernel {}: PTX read, {} parameter words written through{}", name, writes->written_words.size(),
+                  writes->writes_globals ? ", and __device__ variables" : "");
+  }
+
+ private:
+  // Parameters are counted by asking until the driver says the index is out of
+  // range. A kernel without parameters reads as a failure, which is safe: its
+  // footprint is unknown anyway (it can only work on __device__ variables).
+  template <class Getter, class Handle>
+  static bool read_with(Getter get, Handle handle, param_layout& out) {
+    out.clear();
+    for (std::size_t i = 0; i <= max_param_bytes; ++i) {
+      std::size_t offset = 0, size = 0;
+      const CUresult r = get(handle, i, &offset, &size);
+      if (r == CUDA_ERROR_INVALID_VALUE && i > 0) return true;
+      if (r != CUDA_SUCCESS || offset > max_param_bytes || size > max_param_bytes) return false;
+      out.push_back({static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(size)});
+    }
+    return false;
+  }
+};
+
+// cuPointerGetAttribute costs 1.1 µs on a miss, and the same scalar argument
+// comes back launch after launch: answers are cached per thread, and dropped as
+// soon as any allocation or free changes what they could be.
+class driver_pointer_probe final : public pointer_probe {
+ public:
+  explicit driver_pointer_probe(const allocation_map& allocations) : allocations_(allocations) {}
+
+  bool is_device_pointer(address value) noexcept override {
+    struct answer {
+      std::uint64_t generation = ~std::uint64_t{0};
+      address value = 0;
+      bool device = false;
+    };
+    static constexpr std::size_t slots = 64;
+    thread_local std::array<answer, slots> cache{};
+    const std::uint64_t generation = allocations_.generation();
+    answer& a = cache[(value >> 3 ^ value >> 21) % slots];
+    if (a.generation == generation && a.value == value) return a.device;
+    a = {generation, value, ask_driver(value)};
+    return a.device;
+  }
+
+ private:
+  static bool ask_driver(address value) noexcept {
+    const driver::table* cuda = driver::real();
+    if (cuda == nullptr) return true;  // cannot tell: assume the worst
+    CUdeviceptr start = 0;
+    const CUresult r = cuda->cuPointerGetAttribute_(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                                   static_cast<CUdeviceptr>(value));
+    // INVALID_VALUE: not memory the driver knows. Any other failure: cannot tell.
+    return r != CUDA_ERROR_INVALID_VALUE;
+  }
+
+  const allocation_map& allocations_;
+};
+
+struct process_sources {
+  driver_layout_reader reader;
+  layout_cache layouts{reader};
+  driver_pointer_probe probe{device_allocations()};
+};
+
+process_sources& sources() {
+  static auto* const s = new process_sources;  // never destroyed: hooks run until the end
+  return *s;
+}
+
+}  // namespace
+
+const param_layout* layout_of(CUfunction function) { return sources().layouts.find(function); }
+
+inference_result infer(CUfunction function, void* const* params, void* const* extra, bool trust_const,
+                       access_set& out) {
+  process_sources& s = sources();
+  return infer(s.layouts.find(function), params, extra, device_allocations(), s.probe, out, trust_const);
+}
+
+words_status pointer_arguments(CUfunction function, void* const* params, void* const* extra,
+                               std::vector<pointer_argument>& out) {
+  process_sources& s = sources();
+  return pointer_arguments(s.layouts.find(function), params, extra, device_allocations(), s.probe, out);
+}
+
+void functions_unloaded() noexcept {
+  try {
+    sources().layouts.clear();
+  } catch (...) {
+  }
+}
+
+}  // namespace acs::inference

@@ -1,0 +1,29 @@
+#pragma once
+// Inference in the running process: layouts from the real driver
+// (cuFuncGetParamInfo, else cuKernelGetParamInfo), the process's allocation
+// map, and cuPointerGetAttribute for words outside it. The entry points the
+// runtime and the annotation layer call.
+#include <cuda.h>
+
+#include <vector>
+
+#include "annotations/inferred/inference.hpp"
+
+namespace acs::inference {
+
+/// @brief The footprint of a launch of `function`, into `out` (see inference.hpp).
+inference_result infer(CUfunction function, void* const* params, void* const* extra, bool trust_const,
+                       access_set& out);
+
+/// @brief The arguments of a launch that are or may be device pointers (for ACS_CHECK).
+words_status pointer_arguments(CUfunction function, void* const* params, void* const* extra,
+                               std::vector<pointer_argument>& out);
+
+/// @brief The cached layout of `function`, or nullptr when it cannot be read.
+const param_layout* layout_of(CUfunction function);
+
+/// @brief Modules or libraries were unloaded: function handles may be reused, so
+/// cached layouts are dropped. Hooks call it from cuModuleUnload / cuLibraryUnload.
+void functions_unloaded() noexcept;
+
+}  // namespace acs::inference

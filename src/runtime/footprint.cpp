@@ -1,0 +1,39 @@
+#include "src/runtime/footprint.hpp"
+
+#include "src/support/config.hpp"
+#include "src/runtime/driver_inference.hpp"
+#include "src/support/log.hpp"
+
+namespace acs {
+
+void launch_passed_through() noexcept { declared::discard_pending(); }
+
+void plan_launch(const launch_request& request, declared::launch_footprint& out) {
+  if (declared::take(request.function, request.params, out, request.extra)) return;
+  access_set& access = out.access;
+  if (settings().infer == infer_mode::off) {
+    access.reads.clear();
+    access.writes.assign(1, whole_address_space);
+    return;
+  }
+  const inference::inference_result r = inference::infer(
+      request.function, request.params, request.extra, settings().infer == infer_mode::trust_const, access);
+  if (r == inference::inference_result::inferred) return;
+  ACS_LOG_DEBUG("{} of function {}: footprint unknown ({}); it waits for everything before it", request.api,
+                static_cast<const void*>(request.function), inference::to_string(r));
+  switch (r) {
+    case inference::inference_result::unknown_pointer:
+      log::print_once(log_level::info, "infer:unknown_pointer",
+                      "a kernel argument points into device memory acs did not see allocated: such "
+                      "kernels are ordered after everything before them");
+      break;
+    case inference::inference_result::no_layout:
+      log::print_once(log_level::info, "infer:no_layout",
+                      "a kernel's parameter layout cannot be read: such kernels are ordered after "
+                      "everything before them");
+      break;
+    default: break;
+  }
+}
+
+}  // namespace acs

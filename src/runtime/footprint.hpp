@@ -1,0 +1,21 @@
+#pragma once
+// The footprint of one launch, as the scheduler needs it. First match wins:
+//   1. what the application declared through the annotation API (declared::take:
+//      the pending declaration, an open scope, a registered kernel rule);
+//   2. inference from the arguments (ACS_INFER=alloc, inference.hpp);
+//   3. everything (ACS_INFER=off, or inference failed).
+// A launch inside an annotation scope carries the scope's group either way.
+#include "annotations/declared/declared.hpp"
+#include "src/runtime/dispatch.hpp"
+
+namespace acs {
+
+/// @brief Fills `out` (reused: reset first) for `request`. `out.barrier_before`
+/// asks for a barrier on the launch's stream before it is dispatched.
+void plan_launch(const launch_request& request, declared::launch_footprint& out);
+
+/// @brief The launch passes straight through: a pending declaration or barrier
+/// must not leak onto a later launch of this thread.
+void launch_passed_through() noexcept;
+
+}  // namespace acs

@@ -1,0 +1,220 @@
+#include "src/support/config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <initializer_list>
+#include <mutex>
+#include <string_view>
+#include <utility>
+
+#include "src/support/log.hpp"
+
+namespace acs {
+
+// default_streams_note. DESIGN.md §3 measured 32 streams > 16 > 8 on highly
+// parallel DAGs. We still default to 16 because:
+//  * with launches costing ~5 µs of host time, a kernel of duration d overlaps
+//    with at most d / 5 µs successors: 16 streams cover every kernel up to
+//    ~80 µs, and longer kernels usually fill the GPU by themselves;
+//  * CUDA_DEVICE_MAX_CONNECTIONS is set to match (min(32, streams)); each
+//    connection is a hardware queue per context, for the whole process and its
+//    children, and 16 asks for half the maximum rather than all of it;
+//  * a window of 32 kernels rarely holds more than 16 mutually independent ones.
+// ACS_STREAMS=32 is the setting for very wide DAGs of long kernels.
+
+namespace {
+
+std::string_view trim(std::string_view s) noexcept {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+class parser {
+ public:
+  parser(const env_lookup& lookup, std::vector<config_issue>* issues) : lookup_(lookup), issues_(issues) {}
+
+  // The value of `name`, or nullopt when unset or empty.
+  std::optional<std::string_view> raw(const char* name) const {
+    const char* v = lookup_ ? lookup_(name) : nullptr;
+    if (v == nullptr || *v == '\0') return std::nullopt;
+    return std::string_view(v);
+  }
+
+  unsigned integer(const char* name, unsigned fallback, unsigned lo, unsigned hi) {
+    const auto v = raw(name);
+    if (!v) return fallback;
+    std::string_view digits = trim(*v);
+    bool negative = false;
+    if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) {
+      negative = digits.front() == '-';
+      digits.remove_prefix(1);
+    }
+    unsigned long long n = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    const bool all_digits = !digits.empty() && end == digits.data() + digits.size() &&
+                            std::all_of(digits.begin(), digits.end(),
+                                        [](char c) { return c >= '0' && c <= '9'; });
+    if (!all_digits) {
+      reject(name, *v, std::to_string(fallback), fmt::format("is not a decimal integer in {}..{}", lo, hi));
+      return fallback;
+    }
+    const bool too_big = ec == std::errc::result_out_of_range || n > hi;
+    if (negative && n != 0) {
+      reject(name, *v, std::to_string(lo), fmt::format("is out of range {}..{}", lo, hi));
+      return lo;
+    }
+    if (too_big || n < lo) {
+      const unsigned used = too_big ? hi : lo;
+      reject(name, *v, std::to_string(used), fmt::format("is out of range {}..{}", lo, hi));
+      return used;
+    }
+    return static_cast<unsigned>(n);
+  }
+
+  bool boolean(const char* name, bool fallback) {
+    const auto v = raw(name);
+    if (!v) return fallback;
+    const std::string s = lower(trim(*v));
+    if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
+    if (s == "0" || s == "false" || s == "no" || s == "off") return false;
+    reject(name, *v, fallback ? "1" : "0", "is not a boolean (0/1, true/false, yes/no, on/off)");
+    return fallback;
+  }
+
+  log_level level(const char* name, log_level fallback) {
+    const auto v = raw(name);
+    if (!v) return fallback;
+    if (const auto l = parse_log_level(trim(*v))) return *l;
+    reject(name, *v, std::string(to_string(fallback)),
+           "is not one of trace, debug, info, warn, error, critical, off");
+    return fallback;
+  }
+
+  // One of a few words, in any case; `choices` lists them with what each means, the
+  // default first.
+  template <class T>
+  T word(const char* name, std::initializer_list<std::pair<std::string_view, T>> choices) {
+    const auto& fallback = *choices.begin();
+    const auto v = raw(name);
+    if (!v) return fallback.second;
+    const std::string s = lower(trim(*v));
+    std::string names;
+    for (const auto& [word, value] : choices) {
+      if (s == word) return value;
+      names += names.empty() ? "" : ", ";
+      names += word;
+    }
+    reject(name, *v, std::string(fallback.first), "is not one of " + names);
+    return fallback.second;
+  }
+
+  std::string text(const char* name) const {
+    const auto v = raw(name);
+    return v ? std::string(*v) : std::string();
+  }
+
+  // CUDA's own reading: a leading integer, non-zero means on. Not ours to warn about.
+  bool cuda_flag(const char* name) const {
+    const auto v = raw(name);
+    return v && std::strtol(std::string(*v).c_str(), nullptr, 10) != 0;
+  }
+
+ private:
+  void reject(const char* name, std::string_view value, std::string used, std::string_view why) {
+    if (issues_ == nullptr) return;
+    config_issue issue;
+    issue.variable = name;
+    issue.value = std::string(value);
+    issue.used = std::move(used);
+    issue.message = fmt::format("{}='{}' {}; using {}", issue.variable, issue.value, why, issue.used);
+    issues_->push_back(std::move(issue));
+  }
+
+  const env_lookup& lookup_;
+  std::vector<config_issue>* issues_;
+};
+
+const char* lookup_environment(const char* name) { return std::getenv(name); }
+
+// Sets CUDA_DEVICE_MAX_CONNECTIONS before the application can create its CUDA
+// context: the driver reads it at context creation. Only setenv here; the
+// settings themselves are parsed (and their issues logged) on first use.
+__attribute__((constructor)) void set_device_connections() {
+  try {
+    const config c = parse_config(lookup_environment);
+    const char* name = "CUDA_DEVICE_MAX_CONNECTIONS";
+    if (const auto value = device_connections_to_set(c, std::getenv(name)))
+      ::setenv(name, value->c_str(), /*overwrite=*/0);
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+static_assert(config::max_issue_threads == scheduler_config::max_issue_threads);
+
+config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues) {
+  parser p(lookup, issues);
+  config c;
+  c.window = p.integer("ACS_WINDOW", config::default_window, 1, config::max_window);
+  c.streams = p.integer("ACS_STREAMS", config::default_streams, 1, config::max_streams);
+  c.disable = p.boolean("ACS_DISABLE", false);
+  c.log = p.level("ACS_LOG_LEVEL", log_level::warn);
+  c.stats = p.boolean("ACS_STATS", false);
+  c.infer = p.word<infer_mode>(
+      "ACS_INFER", {{"alloc", infer_mode::alloc}, {"const", infer_mode::trust_const}, {"off", infer_mode::off}});
+  c.eager_join = p.word<bool>("ACS_JOIN", {{"lazy", false}, {"eager", true}});
+  c.read_ptx = p.boolean("ACS_PTX", true);
+  c.merge = p.word<chain_merge>("ACS_MERGE", {{"adaptive", chain_merge::adaptive},
+                                              {"always", chain_merge::always},
+                                              {"never", chain_merge::never}});
+  c.issue_thread = p.word<bool>("ACS_ISSUE", {{"thread", true}, {"inline", false}});
+  c.issue_threads = p.integer("ACS_ISSUE_THREADS", config::default_issue_threads, 1, config::max_issue_threads);
+  c.check = p.boolean("ACS_CHECK", false);
+  c.trace = p.text("ACS_TRACE");
+  c.launch_blocking = p.cuda_flag("CUDA_LAUNCH_BLOCKING");
+  return c;
+}
+
+std::optional<std::string> device_connections_to_set(const config& c, const char* current) {
+  if (c.pass_through() || (current != nullptr && *current != '\0')) return std::nullopt;
+  return std::to_string(c.device_connections());
+}
+
+const config& settings() noexcept {
+  static const config* const instance = []() noexcept -> const config* {
+    try {
+      std::vector<config_issue> issues;
+      auto* c = new config(parse_config(lookup_environment, &issues));  // never destroyed
+      log::set_level(c->log);
+      for (const config_issue& i : issues) log::warn("{}", i.message);
+      if (c->launch_blocking)
+        log::warn("CUDA_LAUNCH_BLOCKING is set: acs passes every call straight through");
+      else if (c->disable)
+        log::info("ACS_DISABLE is set: acs passes every call straight through");
+      return c;
+    } catch (...) {
+      static const config fallback = [] {
+        config c;
+        c.disable = true;
+        return c;
+      }();
+      log::warn("acs could not read its settings: it passes every call straight through");
+      return &fallback;
+    }
+  }();
+  return *instance;
+}
+
+}  // namespace acs

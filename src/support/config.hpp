@@ -1,0 +1,101 @@
+#pragma once
+// acs's settings. Every environment variable is read once, validated and cached
+// (as nccl's param.h does). A malformed or out-of-range value never stops the
+// program: it gets one warning naming the variable, the bad value and the value
+// used instead.
+//
+//   ACS_WINDOW       kernels in flight per device          1..1024, default 32
+//   ACS_STREAMS      pool streams per device               1..64,   default 16
+//   ACS_DISABLE      1: pass every call straight through   boolean, default 0
+//   ACS_LOG_LEVEL    trace|debug|info|warn|error|critical|off,      default warn
+//   ACS_STATS        1: print a summary at exit            boolean, default 0
+//   ACS_INFER        alloc|const|off: infer footprints from arguments, default alloc
+//   ACS_PTX          1: read kernels' PTX to find parameters never written through
+//                    (loaded_code.hpp)                   boolean, default 1
+//   ACS_JOIN         lazy|eager: when an application stream waits for its redirected
+//                    kernels (scheduler.hpp), default lazy
+//   ACS_MERGE        adaptive|always|never: chain merging (scheduler.hpp), default adaptive
+//   ACS_ISSUE        thread|inline: who makes the driver calls for pool streams
+//                    (issue_queue.hpp), default thread
+//   ACS_ISSUE_THREADS  issuing threads per device with ACS_ISSUE=thread, 1..8, default 2
+//   ACS_CHECK        1: check declared footprints          boolean, default 0
+//   ACS_TRACE        path of a trace file                  string,  default none
+//   CUDA_LAUNCH_BLOCKING  (CUDA's own) non-zero: acs passes everything through
+//
+// Booleans take 0/1, true/false, yes/no, on/off (any case). An empty value is
+// the same as an unset one. Integers are decimal; a malformed one gets the
+// default, an out-of-range one the nearest bound.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/support/log_level.hpp"
+#include "scheduler/scheduler_config.hpp"
+
+namespace acs {
+
+// alloc: an argument inside an allocation makes it read and written. const: the
+// same, but pointer-to-const parameters only read (trusts kernels not to cast
+// const away). off: unannotated kernels conflict with everything.
+enum class infer_mode : std::uint8_t { alloc, trust_const, off };
+
+
+struct config {
+  static constexpr unsigned default_window = 32;
+  static constexpr unsigned max_window = 1024;
+  // 16: see default_streams_note in config.cpp.
+  static constexpr unsigned default_streams = 16;
+  static constexpr unsigned max_streams = 64;
+  // CUDA's limit on hardware work queues per context (CUDA_DEVICE_MAX_CONNECTIONS).
+  static constexpr unsigned max_device_connections = 32;
+  static constexpr unsigned default_issue_threads = 2;
+  static constexpr unsigned max_issue_threads = 8;
+
+  unsigned window = default_window;
+  unsigned streams = default_streams;
+  bool disable = false;
+  bool launch_blocking = false;
+  log_level log = log_level::warn;
+  bool stats = false;
+  infer_mode infer = infer_mode::alloc;
+  bool read_ptx = true;
+  bool eager_join = false;
+  chain_merge merge = chain_merge::adaptive;
+  bool issue_thread = true;
+  unsigned issue_threads = default_issue_threads;
+  bool check = false;
+  std::string trace;  // empty: no trace
+
+  /// @brief Whether acs passes every call straight through (ACS_DISABLE, CUDA_LAUNCH_BLOCKING).
+  bool pass_through() const noexcept { return disable || launch_blocking; }
+  /// @brief The CUDA_DEVICE_MAX_CONNECTIONS that fits the pool: min(32, streams).
+  unsigned device_connections() const noexcept {
+    return streams < max_device_connections ? streams : max_device_connections;
+  }
+};
+
+/// @brief One rejected setting: what was given and what is used instead.
+struct config_issue {
+  std::string variable;
+  std::string value;
+  std::string used;
+  std::string message;  // the whole warning, naming all three
+};
+
+/// @brief Looks a variable up: its value, or nullptr when unset.
+using env_lookup = std::function<const char*(const char* name)>;
+
+/// @brief Parses every setting through `lookup`; each rejected one adds exactly one issue.
+config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues = nullptr);
+
+/// @brief The process's settings, parsed from the environment on first use; the
+/// issues are logged then, once each. Thread-safe; never throws.
+const config& settings() noexcept;
+
+/// @brief The CUDA_DEVICE_MAX_CONNECTIONS value acs should set, if any: only when
+/// acs is active and the user left it unset (`current` is its present value).
+std::optional<std::string> device_connections_to_set(const config& c, const char* current);
+
+}  // namespace acs

@@ -1,0 +1,118 @@
+#include "src/support/stats.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "src/support/config.hpp"
+#include "src/trace/measure.hpp"
+#include "src/trace/session.hpp"
+
+namespace acs::stats {
+
+namespace {
+
+std::atomic<scheduler_source> source{nullptr};
+
+double mean_occupancy(const summary& s) {
+  const auto k = s.scheduler.kernels;
+  return k == 0 ? 0.0 : static_cast<double>(s.scheduler.occupancy_sum) / static_cast<double>(k);
+}
+
+std::uint64_t total_passed(const summary& s) {
+  std::uint64_t n = 0;
+  for (auto v : s.passed) n += v;
+  return n;
+}
+
+// Runs after the tracer's own exit handler (registered later, at its start),
+// so the measured figures come from its final flush: no CUDA or CUPTI call here.
+void print_at_exit() {
+  try {
+    const summary s = collect();
+    const std::optional<trace::measured> m = trace::measured_figures();
+    std::string text = format_human(s);
+    if (m) text += trace::human_lines(*m);
+    text += format_machine(s) + trace::machine_fields(m ? &*m : nullptr) + "\n";
+    std::fputs(text.c_str(), stderr);
+    std::fflush(stderr);
+  } catch (...) {
+  }
+}
+
+// Counting must start before the first launch, and the exit handler should run
+// late (after the application's own): both are set up when the library loads.
+// The settings are parsed quietly here; their warnings come on first use.
+__attribute__((constructor)) void enable_if_requested() {
+  try {
+    if (parse_config([](const char* name) { return std::getenv(name); }).stats) enable_at_exit();
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+detail::counters& detail::global() noexcept {
+  static auto* const c = new counters;  // never destroyed: read at exit
+  return *c;
+}
+
+void set_scheduler_source(scheduler_source s) noexcept { source.store(s, std::memory_order_release); }
+
+summary collect() noexcept {
+  summary s;
+  const detail::counters& c = detail::global();
+  s.kernels_seen = c.kernels_seen.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < reason_count; ++i) s.passed[i] = c.passed[i].load(std::memory_order_relaxed);
+  s.functions_ptx = c.functions_ptx.load(std::memory_order_relaxed);
+  s.functions_no_ptx = c.functions_no_ptx.load(std::memory_order_relaxed);
+  if (const scheduler_source f = source.load(std::memory_order_acquire)) f(s.scheduler, s.devices);
+  return s;
+}
+
+std::string format_machine(const summary& s) {
+  const scheduler_stats& k = s.scheduler;
+  std::string out = fmt::format("acs-stats: kernels_seen={}", s.kernels_seen);
+#define ACS_STATS_FIELD(member, key, what) out += fmt::format(" " #key "={}", k.member);
+  ACS_SCHEDULER_STATS(ACS_STATS_FIELD)
+#undef ACS_STATS_FIELD
+  out += fmt::format(" mean_occupancy={:.2f} devices={} functions_ptx={} functions_no_ptx={} passed={}",
+                     mean_occupancy(s), s.devices, s.functions_ptx, s.functions_no_ptx, total_passed(s));
+  for (std::size_t i = 0; i < reason_count; ++i)
+    out += fmt::format(" pass_{}={}", reason_name(static_cast<pass_reason>(i)), s.passed[i]);
+  return out;
+}
+
+std::string format_human(const summary& s) {
+  const scheduler_stats& k = s.scheduler;
+  std::string out = fmt::format(
+      "[acs] stats: {} kernels seen, {} dispatched to the pool ({} with nothing to wait for, {} "
+      "behind their producer, {} whose event was never needed ({} merged into their successor)), {} dependency waits, {} fork waits, {} "
+      "join waits, {} barriers, {} folds, mean window occupancy {:.2f}, {} launch errors, {} device(s)\n",
+      s.kernels_seen, k.kernels, k.independent, k.same_stream, k.shadowed, k.merged, k.dependency_waits,
+      k.fork_waits, k.join_waits, k.barriers, k.folds, mean_occupancy(s), k.launch_errors, s.devices);
+  out += fmt::format("[acs] stats: {} kernel functions, {} with their PTX read (parameters never written "
+                     "through count as read only)\n",
+                     s.functions_ptx + s.functions_no_ptx, s.functions_ptx);
+  if (k.deferred != 0 || k.deferred_failures != 0)
+    out += fmt::format("[acs] stats: {} launches issued by acs's thread ({} failed there), {} waits for it\n",
+                       k.deferred, k.deferred_failures, k.issue_waits);
+  out += fmt::format("[acs] stats: {} passed through", total_passed(s));
+  const char* sep = " (";
+  for (std::size_t i = 0; i < reason_count; ++i) {
+    if (s.passed[i] == 0) continue;
+    out += fmt::format("{}{} {}", sep, reason_name(static_cast<pass_reason>(i)), s.passed[i]);
+    sep = ", ";
+  }
+  out += *sep == ',' ? ")\n" : "\n";
+  return out;
+}
+
+void enable_at_exit() noexcept {
+  static std::atomic<bool> registered{false};
+  detail::counting.store(true, std::memory_order_relaxed);
+  if (!registered.exchange(true)) std::atexit(print_at_exit);
+}
+
+}  // namespace acs::stats

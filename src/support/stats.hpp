@@ -1,0 +1,73 @@
+#pragma once
+// ACS_STATS=1: what acs did, printed to stderr at exit, summed over devices.
+// Two forms: a readable summary, and one `acs-stats: key=value ...` line that
+// the GPU tests parse. Printing makes no CUDA call (the driver may be gone).
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "scheduler/scheduler_config.hpp"
+#include "src/support/pass_reason.hpp"
+
+namespace acs::stats {
+
+inline constexpr std::size_t reason_count = static_cast<std::size_t>(pass_reason::count_);
+
+struct summary {
+  std::uint64_t kernels_seen = 0;                    // every launch handed to acs
+  std::array<std::uint64_t, reason_count> passed{};  // of those, passed through, per reason
+  scheduler_stats scheduler;                         // summed over devices
+  std::uint64_t functions_ptx = 0;                   // kernel functions whose PTX narrowed their writes
+  std::uint64_t functions_no_ptx = 0;                // kernel functions read without usable PTX
+  unsigned devices = 0;                              // schedulers created
+};
+
+namespace detail {
+inline std::atomic<bool> counting{false};
+struct counters {
+  std::atomic<std::uint64_t> kernels_seen{0};
+  std::array<std::atomic<std::uint64_t>, reason_count> passed{};
+  std::atomic<std::uint64_t> functions_ptx{0};
+  std::atomic<std::uint64_t> functions_no_ptx{0};
+};
+counters& global() noexcept;
+}  // namespace detail
+
+/// @brief Counts a launch handed to acs (only while ACS_STATS=1).
+inline void count_kernel() noexcept {
+  if (detail::counting.load(std::memory_order_relaxed))
+    detail::global().kernels_seen.fetch_add(1, std::memory_order_relaxed);
+}
+
+/// @brief Counts a launch passed through, by reason (only while ACS_STATS=1).
+inline void count_pass(pass_reason why) noexcept {
+  const auto i = static_cast<std::size_t>(why);
+  if (detail::counting.load(std::memory_order_relaxed) && i < reason_count)
+    detail::global().passed[i].fetch_add(1, std::memory_order_relaxed);
+}
+
+/// @brief Counts a kernel function whose parameter layout was read, with or without
+/// usable PTX (once per function; only while ACS_STATS=1).
+inline void count_function(bool ptx) noexcept {
+  if (detail::counting.load(std::memory_order_relaxed))
+    (ptx ? detail::global().functions_ptx : detail::global().functions_no_ptx).fetch_add(1, std::memory_order_relaxed);
+}
+
+/// @brief Where the schedulers' counters come from (set by the runtime).
+using scheduler_source = void (*)(scheduler_stats& sum, unsigned& devices);
+void set_scheduler_source(scheduler_source source) noexcept;
+
+/// @brief A snapshot of every counter.
+summary collect() noexcept;
+
+/// @brief "acs-stats: kernels_seen=N dispatched=N ... pass_capturing=N ..." (one line, no newline).
+std::string format_machine(const summary& s);
+
+/// @brief The readable lines (newline-terminated).
+std::string format_human(const summary& s);
+
+/// @brief Starts counting and prints the summary at exit. Idempotent.
+void enable_at_exit() noexcept;
+
+}  // namespace acs::stats
