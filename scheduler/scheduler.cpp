@@ -169,7 +169,7 @@ struct scheduler::state {
     if (kind == stream_kind::blocking) ++blocking_epoch;
   }
 
-  // Legacy-stream rule (DESIGN.md §1 rule 4): pool streams are non-blocking,
+  // Legacy-stream rule (docs/design.md rule 4): pool streams are non-blocking,
   // so a switch between the legacy stream and blocking streams is a barrier.
   // True when it applies: the fork must then also cover the other side's pool work.
   bool apply_legacy_coupling(const virtual_stream& s, vstream_state& vs) {

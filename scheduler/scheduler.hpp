@@ -1,6 +1,6 @@
 #pragma once
 // One device's scheduler: the bounded window, the dependency check, the stream
-// pool and the virtual-stream rules of DESIGN.md §1. Thread-safe.
+// pool and the virtual-stream rules of docs/design.md §1. Thread-safe.
 //
 // Virtual-stream note. The application's streams are virtual: a kernel launched
 // on S may run on a pool stream P. Three mechanisms keep S's contract:
@@ -9,7 +9,7 @@
 //    issued on S directly (before_barrier), before S is synchronised, queried or
 //    captured (join), before a fork is recorded on S. With
 //    scheduler_config::eager_join, S waits for each kernel right after its
-//    launch instead (DESIGN.md §1's eager join);
+//    launch instead (the eager join of docs/design.md);
 //  * fork: work issued on S directly (any barrier: memcpy, event wait, host
 //    function, a kernel passed through...) is followed by an event recorded on
 //    S before the next redirected kernel; kernels with no dependency in the

@@ -823,7 +823,7 @@ inline std::string csv_quote(const std::string& s) {
 
 inline int run_main(int argc, char** argv, const char* family,
                     const std::vector<workload_entry>& entries) {
-  // The oracle and the graph get the 32 hardware queues acs asks for (DESIGN.md §3).
+  // The oracle and the graph get the 32 hardware queues acs asks for (docs/design.md §7).
   setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
 
   options opt;

@@ -1,5 +1,5 @@
 // Synthetic DAGs of kernels with a set kernel length and DAG width: the kernel-length sweep
-// behind DESIGN.md §3 (launch-bound below ~5 us, parallelism-bound at 15-60 us).
+// behind docs/design.md §7 (launch-bound below ~5 us, parallelism-bound at 15-60 us).
 //
 // Shapes (N nodes, width W):
 //   random   node i reads 1-3 distinct nodes drawn from the 2W nodes before it (the first W

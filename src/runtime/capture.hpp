@@ -1,5 +1,5 @@
 #pragma once
-// Stream capture, as acs must respect it (DESIGN.md §1 rule 5).
+// Stream capture, as acs must respect it (docs/design.md rule 5).
 //
 // Capture note. While a stream is being captured, work issued to it is recorded
 // into a graph instead of running, so its launches pass straight through: that

@@ -15,7 +15,7 @@
 
 namespace acs {
 
-// default_streams_note. DESIGN.md §3 measured 32 streams > 16 > 8 on highly
+// default_streams_note. docs/design.md §7 measured 32 streams > 16 > 8 on highly
 // parallel DAGs. We still default to 16 because:
 //  * with launches costing ~5 µs of host time, a kernel of duration d overlaps
 //    with at most d / 5 µs successors: 16 streams cover every kernel up to

@@ -7,7 +7,7 @@
 // without tracing. When on, each pool launch pays one push and one pop of an
 // external correlation id, a clock read and one append (see observer.hpp).
 //
-// Coexistence with other CUPTI clients (DESIGN.md §3: one subscriber per
+// Coexistence with other CUPTI clients (docs/design.md §7: one subscriber per
 // process). acs never stays subscribed: it only probes with cuptiSubscribe,
 // and unsubscribes at once, to find out whether another client (Nsight
 // Systems or Compute, cuda-gdb, compute-sanitizer, torch.profiler, a program

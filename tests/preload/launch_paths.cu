@@ -1,5 +1,5 @@
 // GPU diagnostic: every way a kernel launch and a stream operation can reach the driver, each
-// checked to be seen by the hooks exactly once (DESIGN.md §2).
+// checked to be seen by the hooks exactly once (docs/design.md §6).
 //
 // With LD_PRELOAD=libacs_recording.so (the hooks + tests/preload/dispatch_recording.cpp, which
 // forwards every launch unchanged and records every call into dispatch.hpp) each step checks

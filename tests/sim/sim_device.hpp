@@ -47,7 +47,7 @@ struct kernel {
 struct device_config {
   std::uint32_t cells = 64;
   unsigned concurrency = 8;  // kernels and library calls running at once
-  nanos launch_cost = 4800;  // host time per launch (DESIGN.md §3)
+  nanos launch_cost = 4800;  // host time per launch (docs/design.md §7)
   nanos api_cost = 350;      // host time per other call
 };
 

@@ -1,7 +1,7 @@
 // Makespan on the simulated device: with enough independent work, acs keeps
 // the device as busy as the ideal schedule would, within 10%. The ideal is
 // max(total work / concurrency, critical path). Host launch costs are those
-// measured (DESIGN.md §3); kernels of about 100 µs are not host-bound.
+// measured (docs/design.md §7); kernels of about 100 µs are not host-bound.
 #include <algorithm>
 #include <cstdio>
 #include <functional>

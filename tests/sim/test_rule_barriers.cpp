@@ -1,4 +1,4 @@
-// DESIGN.md §1 rule 2: any other operation on a virtual stream is a barrier.
+// docs/design.md rule 2: any other operation on a virtual stream is a barrier.
 // Join: it starts after all earlier work of the stream, redirected kernels
 // included. Fork: later kernels of the stream start after it. Every kind of
 // direct operation is tried on every kind of stream.

@@ -1,4 +1,4 @@
-// DESIGN.md §1 rule 6 and "never break the host program": a failed launch
+// docs/design.md rule 6 and "never break the host program": a failed launch
 // returns the backend's error unchanged, and when acs's own calls (stream,
 // event, record, wait) fail, the program must still run as written.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// DESIGN.md §1 rule 1: kernels of one virtual stream may run out of order or
+// docs/design.md rule 1: kernels of one virtual stream may run out of order or
 // together only when their footprints do not conflict. Each conflict test
 // fails (a race, a wrong final state, or a wrong order) if the scheduler skips
 // that check; each independence test fails if it serialises without cause.

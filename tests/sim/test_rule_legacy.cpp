@@ -1,4 +1,4 @@
-// DESIGN.md §1 rule 4: work on the legacy default stream waits for earlier
+// docs/design.md rule 4: work on the legacy default stream waits for earlier
 // work of blocking streams, and later blocking-stream work waits for it. Pool
 // streams are non-blocking, so acs must reproduce this for redirected kernels;
 // non-blocking application streams must not be made to wait.

@@ -1,4 +1,4 @@
-// DESIGN.md §1 rule 7, and the window's retire/fold: a kernel may leave the
+// docs/design.md rule 7, and the window's retire/fold: a kernel may leave the
 // window only once finished, or folded into a conservative summary. With tiny
 // windows and long kernels, every dependency on a kernel pushed out of the
 // window must survive.

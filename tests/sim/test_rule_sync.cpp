@@ -1,4 +1,4 @@
-// DESIGN.md §1 rule 3: stream syncs and queries, and events recorded on a
+// docs/design.md rule 3: stream syncs and queries, and events recorded on a
 // stream, account for the stream's redirected kernels.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// DESIGN.md §1 rule 8: any application thread may launch on any stream at any
+// docs/design.md rule 8: any application thread may launch on any stream at any
 // time. Several threads drive one scheduler and one device at once; this
 // executable is labelled `threads` so that a TSan build can run it alone.
 #include <deque>

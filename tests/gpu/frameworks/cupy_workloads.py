@@ -1,5 +1,5 @@
 """CuPy code nobody on this project wrote (its kernels come from NVRTC and reach the driver
-through dlsym, as DESIGN.md §2 records), run natively and under acs (run_case.sh)."""
+through dlsym, as docs/design.md §6 records), run natively and under acs (run_case.sh)."""
 from common import digest, skip
 
 try:
