@@ -1,0 +1,84 @@
+#include "src/runtime/stream_mode.hpp"
+
+#include <algorithm>
+
+namespace acs {
+
+// A spin lock: the critical sections are a few dozen instructions and almost never contended.
+class stream_mode::lock_guard {
+ public:
+  explicit lock_guard(std::atomic<bool>& flag) noexcept : flag_(flag) {
+    while (flag_.exchange(true, std::memory_order_acquire)) {
+      while (flag_.load(std::memory_order_relaxed)) {
+      }
+    }
+  }
+  ~lock_guard() { flag_.store(false, std::memory_order_release); }
+  lock_guard(const lock_guard&) = delete;
+  lock_guard& operator=(const lock_guard&) = delete;
+
+ private:
+  std::atomic<bool>& flag_;
+};
+
+bool stream_mode::conflicts_with_previous(const access_set& footprint) {
+  const bool conflict = !has_previous_ || conflicts(previous_, footprint);
+  previous_.reads.assign(footprint.reads.begin(), footprint.reads.end());
+  previous_.writes.assign(footprint.writes.begin(), footprint.writes.end());
+  has_previous_ = true;
+  return conflict;
+}
+
+stream_mode::aside_step stream_mode::next_aside_launch() noexcept {
+  lock_guard lock(locked_);
+  if (probe_left_ > 0) return aside_step::probe;
+  if (until_probe_ > 0) {
+    --until_probe_;
+    return aside_step::direct;
+  }
+  probe_left_ = policy_.probe_burst;
+  probe_found_ = 0;
+  has_previous_ = false;  // the probe compares its own consecutive launches
+  return aside_step::probe;
+}
+
+bool stream_mode::probed(const access_set& footprint) {
+  lock_guard lock(locked_);
+  if (mode_.load(std::memory_order_relaxed) != stream_mode_kind::aside || probe_left_ == 0) return false;
+  if (!conflicts_with_previous(footprint)) ++probe_found_;  // the burst's first conflicts by definition
+  --probe_left_;
+  if (probe_found_ >= policy_.probe_independent) {
+    probe_left_ = 0;
+    chained_ = 0;
+    mode_.store(stream_mode_kind::redirect, std::memory_order_release);
+    return true;
+  }
+  if (probe_left_ == 0) {
+    probe_gap_ = std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap);
+    until_probe_ = probe_gap_;
+  }
+  return false;
+}
+
+bool stream_mode::redirected(const access_set& footprint) {
+  lock_guard lock(locked_);
+  if (mode_.load(std::memory_order_relaxed) != stream_mode_kind::redirect) return false;
+  chained_ = conflicts_with_previous(footprint) ? chained_ + 1 : 0;
+  if (chained_ < policy_.chain_to_step_aside) return false;
+  probe_gap_ = policy_.first_probe_gap;
+  until_probe_ = probe_gap_;
+  probe_left_ = 0;
+  mode_.store(stream_mode_kind::aside, std::memory_order_release);
+  return true;
+}
+
+void stream_mode::reset() noexcept {
+  lock_guard lock(locked_);
+  mode_.store(stream_mode_kind::redirect, std::memory_order_release);
+  has_previous_ = false;
+  chained_ = 0;
+  until_probe_ = probe_left_ = probe_found_ = 0;
+  probe_gap_ = 0;
+}
+
+}  // namespace acs

@@ -1,0 +1,85 @@
+#pragma once
+// Whether acs redirects a virtual stream's kernels to the pool, or steps aside and lets them
+// run on the stream itself: the "never slower" policy.
+//
+// Redirecting pays for itself only where kernels can overlap. On a stream whose every kernel
+// depends on the one before it (a dependent chain, or a framework whose tensors all live in one
+// allocation, so every footprint conflicts), the pool adds bookkeeping, events and a hand-off to
+// the issuing threads and gains nothing. So each stream starts redirected, and after a run of
+// `chain_to_step_aside` launches that each conflict with their predecessor, acs steps aside: the
+// stream's pool work is joined into it, and its launches go straight to it, in order, with no
+// footprint computed (rules 1-3 hold trivially: the stream runs as it would without acs).
+//
+// Parallelism may appear later (another phase of the program), so a stepped-aside stream is
+// probed: a burst of `probe_burst` consecutive launches has its footprints computed and each
+// compared with its predecessor's. If `probe_independent` of them are independent of their
+// predecessor, the stream is redirected again (after a fork: later pool kernels wait for what
+// ran on the stream meanwhile). A probe that finds nothing doubles the distance to the next one,
+// up to `max_probe_gap`, so a stream that never shows parallelism costs ever less.
+//
+// Thread-safe: several application threads may launch on one stream. The mode is one atomic
+// load on the launch path; the rest is taken under a per-stream spin lock, uncontended in
+// practice (an application stream is fed by one thread at a time).
+#include <atomic>
+#include <cstdint>
+
+#include "scheduler/byte_range.hpp"
+
+namespace acs {
+
+enum class stream_mode_kind : std::uint8_t { redirect, aside };
+
+struct stream_mode_policy {
+  unsigned chain_to_step_aside = 32;  // consecutive conflicting launches before stepping aside
+  unsigned probe_burst = 16;          // launches whose footprints a probe computes
+  unsigned probe_independent = 2;     // of those, independent of their predecessor: redirect again
+  unsigned first_probe_gap = 256;     // launches between stepping aside and the first probe
+  unsigned max_probe_gap = 1u << 16;  // the gap doubles after each probe that finds nothing
+};
+
+class stream_mode {
+ public:
+  explicit stream_mode(stream_mode_policy policy = {}) noexcept : policy_(policy) {}
+  stream_mode(const stream_mode&) = delete;
+  stream_mode& operator=(const stream_mode&) = delete;
+
+  /// @brief The current mode: one relaxed load.
+  stream_mode_kind mode() const noexcept { return mode_.load(std::memory_order_acquire); }
+
+  /// @brief What to do with one launch of a stepped-aside stream.
+  enum class aside_step : std::uint8_t {
+    direct,  // launch it on the stream, nothing else
+    probe,   // compute its footprint and pass it to probed()
+  };
+  aside_step next_aside_launch() noexcept;
+
+  /// @brief The footprint of a probed launch. Returns true when the stream is to be redirected
+  /// again, from this launch on; the mode is then `redirect` already.
+  bool probed(const access_set& footprint);
+
+  /// @brief The footprint of a redirected launch, before it is dispatched. Returns true when the
+  /// stream steps aside, from this launch on; the mode is then `aside` already.
+  bool redirected(const access_set& footprint);
+
+  /// @brief Back to redirected, as new (tests; a context destroyed and its handles reused).
+  void reset() noexcept;
+
+ private:
+  class lock_guard;
+  // Whether `footprint` conflicts with the previous footprint seen, which it then replaces.
+  bool conflicts_with_previous(const access_set& footprint);
+
+  stream_mode_policy policy_;
+  std::atomic<stream_mode_kind> mode_{stream_mode_kind::redirect};
+  std::atomic<bool> locked_{false};
+  // Under locked_:
+  access_set previous_;
+  bool has_previous_ = false;
+  unsigned chained_ = 0;        // redirect: consecutive launches conflicting with their predecessor
+  std::uint64_t until_probe_ = 0;  // aside: direct launches before the next probe
+  unsigned probe_left_ = 0;     // aside: launches of the current probe still to compute
+  unsigned probe_found_ = 0;    // aside: independent launches found by the current probe
+  std::uint64_t probe_gap_ = 0;
+};
+
+}  // namespace acs

@@ -1,0 +1,128 @@
+// The step-aside policy (src/runtime/stream_mode.hpp): a stream whose kernels each depend on the
+// previous one leaves the pool; a stepped-aside stream in which parallelism appears comes back.
+#include "src/runtime/stream_mode.hpp"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+namespace acs {
+namespace {
+
+access_set writes_buffer(address base) {
+  access_set a;
+  a.read_write(base, 256);
+  return a;
+}
+
+// Launches on `mode` until it steps aside; returns how many it took (0: it never did).
+unsigned launches_until_aside(stream_mode& mode, const std::vector<access_set>& cycle, unsigned limit) {
+  for (unsigned i = 0; i < limit; ++i)
+    if (mode.redirected(cycle[i % cycle.size()])) return i + 1;
+  return 0;
+}
+
+TEST(stream_mode_policy, a_dependent_chain_steps_aside_after_the_configured_run) {
+  stream_mode mode;
+  const std::vector<access_set> chain{writes_buffer(0x1000)};
+  EXPECT_EQ(mode.mode(), stream_mode_kind::redirect);
+  // A launch with no predecessor seen counts as chained: 32 launches in all.
+  EXPECT_EQ(launches_until_aside(mode, chain, 1000), 32u);
+  EXPECT_EQ(mode.mode(), stream_mode_kind::aside);
+}
+
+TEST(stream_mode_policy, unknown_footprints_count_as_a_chain) {
+  stream_mode mode;
+  const std::vector<access_set> everything{access_set::everything()};
+  EXPECT_NE(launches_until_aside(mode, everything, 100), 0u);
+}
+
+TEST(stream_mode_policy, interleaved_independent_kernels_stay_on_the_pool) {
+  stream_mode mode;
+  // Two chains issued alternately: each kernel is independent of its predecessor.
+  const std::vector<access_set> two_chains{writes_buffer(0x1000), writes_buffer(0x9000)};
+  EXPECT_EQ(launches_until_aside(mode, two_chains, 10000), 0u);
+  EXPECT_EQ(mode.mode(), stream_mode_kind::redirect);
+}
+
+TEST(stream_mode_policy, a_rare_independent_kernel_is_not_parallelism_worth_the_pool) {
+  stream_mode mode;
+  // 40 kernels of one chain, then one independent kernel, repeated: runs of 32 happen anyway.
+  std::vector<access_set> cycle(40, writes_buffer(0x1000));
+  cycle.push_back(writes_buffer(0x9000));
+  EXPECT_NE(launches_until_aside(mode, cycle, 1000), 0u);
+}
+
+TEST(stream_mode_policy, an_aside_stream_is_probed_and_redirected_when_parallelism_appears) {
+  stream_mode_policy p;
+  p.first_probe_gap = 10;
+  stream_mode mode(p);
+  ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
+  unsigned direct = 0;
+  while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++direct;
+  EXPECT_EQ(direct, 10u);
+  // The probe: alternate two buffers, so every launch after the first is independent.
+  EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));
+  EXPECT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+  EXPECT_FALSE(mode.probed(writes_buffer(0x9000)));  // one independent: not yet p.probe_independent
+  EXPECT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+  EXPECT_TRUE(mode.probed(writes_buffer(0x1000)));
+  EXPECT_EQ(mode.mode(), stream_mode_kind::redirect);
+}
+
+TEST(stream_mode_policy, probes_that_find_nothing_back_off_exponentially) {
+  stream_mode_policy p;
+  p.first_probe_gap = 4;
+  p.probe_burst = 2;
+  p.max_probe_gap = 32;
+  stream_mode mode(p);
+  ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
+  std::vector<unsigned> gaps;
+  for (int probe = 0; probe < 6; ++probe) {
+    unsigned direct = 0;
+    while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++direct;
+    gaps.push_back(direct);
+    EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));
+    ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+    EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));
+  }
+  EXPECT_EQ(gaps, (std::vector<unsigned>{4, 8, 16, 32, 32, 32}));
+  EXPECT_EQ(mode.mode(), stream_mode_kind::aside);
+}
+
+TEST(stream_mode_policy, a_redirected_stream_steps_aside_again_after_another_run) {
+  stream_mode_policy p;
+  p.first_probe_gap = 0;
+  p.probe_burst = 3;
+  stream_mode mode(p);
+  ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
+  ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+  mode.probed(writes_buffer(0x1000));
+  mode.probed(writes_buffer(0x9000));
+  ASSERT_TRUE(mode.probed(writes_buffer(0x1000)));
+  // Redirected again: the count of conflicting launches starts over.
+  EXPECT_EQ(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 32u);
+}
+
+// Several threads feeding one stream a chain (one buffer): it steps aside, and stays aside
+// through its probes. Run under TSan by CI (label threads is not needed: the unit label is).
+TEST(stream_mode_policy, threads_sharing_a_stream_step_it_aside_together) {
+  stream_mode mode;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&mode] {
+      const access_set mine = writes_buffer(0x1000);
+      for (int i = 0; i < 20000; ++i) {
+        if (mode.mode() == stream_mode_kind::redirect)
+          mode.redirected(mine);
+        else if (mode.next_aside_launch() == stream_mode::aside_step::probe)
+          mode.probed(mine);
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mode.mode(), stream_mode_kind::aside);
+}
+
+}  // namespace
+}  // namespace acs
