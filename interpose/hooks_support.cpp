@@ -1,8 +1,9 @@
 // Driver queries the generic hooks need, made through the real driver table.
 #include <atomic>
 
-#include "interpose/hooks_generic.hpp"
+#include "interpose/hooks_args.hpp"
 #include "interpose/real_driver.hpp"
+#include "src/support/log.hpp"
 
 namespace acs::hooks {
 

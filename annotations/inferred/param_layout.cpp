@@ -1,6 +1,6 @@
 #include "annotations/inferred/param_layout.hpp"
 
-#include <array>
+#include "src/support/thread_cache.hpp"
 
 namespace acs::inference {
 
@@ -11,18 +11,7 @@ namespace {
 std::atomic<std::uint64_t> next_generation{1};
 std::uint64_t fresh_generation() noexcept { return next_generation.fetch_add(1, std::memory_order_relaxed); }
 
-struct cached_layout {
-  std::uint64_t generation = 0;
-  const void* function = nullptr;
-  const param_layout* layout = nullptr;
-};
-constexpr std::size_t thread_slots = 16;
-thread_local std::array<cached_layout, thread_slots> thread_cache{};
-
-std::size_t slot_of(const void* function) noexcept {
-  const auto v = reinterpret_cast<std::uintptr_t>(function);
-  return static_cast<std::size_t>((v >> 4) ^ (v >> 12)) % thread_slots;
-}
+thread_local thread_cache<const void*, const param_layout*, 16> recent_layouts;
 
 }  // namespace
 
@@ -41,11 +30,7 @@ layout_cache::layout_cache(layout_reader& reader) : reader_(reader), generation_
 
 const param_layout* layout_cache::find(const void* function) {
   const std::uint64_t generation = generation_.load(std::memory_order_acquire);
-  cached_layout& slot = thread_cache[slot_of(function)];
-  if (slot.generation == generation && slot.function == function) return slot.layout;
-  const param_layout* layout = lookup_slow(function, generation);
-  slot = {generation, function, layout};
-  return layout;
+  return recent_layouts.get(function, generation, [&] { return lookup_slow(function, generation); });
 }
 
 const param_layout* layout_cache::lookup_slow(const void* function, std::uint64_t generation) {

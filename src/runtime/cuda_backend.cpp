@@ -8,6 +8,7 @@
 #include "src/runtime/driver_inference.hpp"
 #include "src/support/log.hpp"
 #include "src/support/stage_timer.hpp"
+#include "src/support/thread_cache.hpp"
 
 namespace acs {
 
@@ -106,9 +107,9 @@ bool grid_within_limits(const launch_shape& s) noexcept {
 }  // namespace
 
 std::size_t cuda_backend::launch_kind_hash::operator()(const launch_kind& k) const noexcept {
-  std::size_t h = std::hash<const void*>{}(k.function);
-  for (const unsigned v : {k.block[0], k.block[1], k.block[2], k.shared_bytes}) h = h * 1000003u ^ v;
-  return h;
+  std::uint64_t h = hash_word(reinterpret_cast<std::uintptr_t>(k.function));
+  for (const unsigned v : {k.block[0], k.block[1], k.block[2], k.shared_bytes}) h = hash_combine(h, v);
+  return static_cast<std::size_t>(h);
 }
 
 const void* cuda_backend::detach(const void* kernel) {

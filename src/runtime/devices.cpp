@@ -9,6 +9,7 @@
 #include "src/runtime/dispatch.hpp"
 #include "src/support/log.hpp"
 #include "src/support/stats.hpp"
+#include "src/support/thread_cache.hpp"
 #include "src/trace/session.hpp"
 
 namespace acs {
@@ -58,12 +59,8 @@ void sum_stats(scheduler_stats& sum, unsigned& devices) {
   }
 }
 
-struct current_cache {
-  std::uint64_t epoch = 0;
-  CUcontext context = nullptr;
-  context_entry* entry = nullptr;
-};
-thread_local current_cache current_context_cache;
+// This thread's current context, valid while handles_epoch() is unchanged.
+thread_local thread_cache<CUcontext, context_entry*, 1> current_context_cache;
 
 }  // namespace
 
@@ -91,11 +88,7 @@ context_entry* current_context(const driver::table& cuda) {
   CUcontext context = nullptr;
   if (cuda.cuCtxGetCurrent_(&context) != CUDA_SUCCESS || context == nullptr) return nullptr;
   const std::uint64_t epoch = handles_epoch().load(std::memory_order_acquire);
-  current_cache& c = current_context_cache;
-  if (c.epoch == epoch && c.context == context) return c.entry;
-  context_entry* e = context_of(cuda, context);
-  c = {epoch, context, e};
-  return e;
+  return current_context_cache.get(context, epoch, [&] { return context_of(cuda, context); });
 }
 
 device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) {

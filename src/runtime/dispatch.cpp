@@ -20,6 +20,7 @@
 
 #include "annotations/inferred/allocation_map.hpp"
 #include "src/support/config.hpp"
+#include "src/support/guard.hpp"
 #include "src/support/log.hpp"
 #include "src/runtime/capture.hpp"
 #include "src/runtime/cuda_backend.hpp"
@@ -65,10 +66,6 @@ void note_reason(pass_reason why) noexcept {
   }
 }
 
-void internal_failure(const char* where) noexcept {
-  log::print_once(log_level::warn, where, "acs failed internally in {}; it degrades to pass-through", where);
-}
-
 // The scheduler of `stream`'s device, if acs manages it; `t` receives the stream.
 device_runtime* runtime_of(CUstream stream, default_stream zero, stream_target& t) {
   const driver::table* cuda = driver::real();
@@ -101,26 +98,15 @@ enum class then { barrier, nothing };
 
 int issue_directly(pending_launch& launch, const launch_request& r, pass_reason why, then after) noexcept {
   launch_passed_through();
-  if (after == then::barrier && !launch.issued) {
-    try {
-      before_work_on(r.stream, r.stream_zero);
-    } catch (...) {
-      internal_failure("join before a direct launch");
-    }
-  }
+  if (after == then::barrier && !launch.issued)
+    guarded("join before a direct launch", [&] { before_work_on(r.stream, r.stream_zero); });
   if (!launch.issued) {
     launch.status = launch.closure(r.stream);  // exactly as the application asked
     launch.issued = true;
   }
   note_reason(why);
-  if (after == then::barrier) {
-    try {
-      // Resolved after the launch: a first runtime call may have made the context current.
-      barrier_on(r.stream, r.stream_zero);
-    } catch (...) {
-      internal_failure("barrier after a direct launch");
-    }
-  }
+  // Resolved after the launch: a first runtime call may have made the context current.
+  if (after == then::barrier) guarded("barrier after a direct launch", [&] { barrier_on(r.stream, r.stream_zero); });
   return launch.status;
 }
 
@@ -189,44 +175,29 @@ void launched_directly(CUstream stream, default_stream stream_zero, pass_reason 
   stats::count_kernel();
   note_reason(why);
   if (!active()) return;
-  try {
-    barrier_on(stream, stream_zero);
-  } catch (...) {
-    internal_failure("launched_directly");
-  }
+  guarded("launched_directly", [&] { barrier_on(stream, stream_zero); });
 }
 
 void stream_work_begins(CUstream stream, default_stream stream_zero) noexcept {
   runtime_started();
   if (!active()) return;
-  try {
-    before_work_on(stream, stream_zero);
-  } catch (...) {
-    internal_failure("stream_work_begins");
-  }
+  guarded("stream_work_begins", [&] { before_work_on(stream, stream_zero); });
 }
 
 void stream_barrier(CUstream stream, default_stream stream_zero) noexcept {
   runtime_started();
   if (!active()) return;
-  try {
-    barrier_on(stream, stream_zero);
-  } catch (...) {
-    internal_failure("stream_barrier");
-  }
+  guarded("stream_barrier", [&] { barrier_on(stream, stream_zero); });
 }
 
 std::uint64_t stream_sync_begins(CUstream stream, default_stream stream_zero) noexcept {
   runtime_started();
   if (!active()) return scheduler::sync_point();
-  try {
+  return guarded("stream_sync_begins", scheduler::sync_point(), [&] {
     stream_target t;
-    if (device_runtime* rt = runtime_of(stream, stream_zero, t); rt != nullptr && joinable(t))
-      return rt->sched.join(t.stream);
-  } catch (...) {
-    internal_failure("stream_sync_begins");
-  }
-  return scheduler::sync_point();
+    device_runtime* rt = runtime_of(stream, stream_zero, t);
+    return rt != nullptr && joinable(t) ? rt->sched.join(t.stream) : scheduler::sync_point();
+  });
 }
 
 // The point first: every kernel stamped before it was queued before it, so the drain issues it.
@@ -238,25 +209,21 @@ std::uint64_t device_sync_begins() noexcept {
 
 void device_work_issued() noexcept {
   if (!active()) return;
-  try {
+  guarded("device_work_issued", [] {
     for (device_runtime* rt : all_runtimes()) rt->sched.drain();
-  } catch (...) {
-    internal_failure("device_work_issued");
-  }
+  });
 }
 
 void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint64_t point) noexcept {
   runtime_started();
   if (!active()) return;
-  try {
+  guarded("stream_synchronized", [&] {
     const driver::table* cuda = driver::real();
     stream_target t;
     if (cuda == nullptr || !resolve_stream(*cuda, stream, stream_zero, t) || !t.context->primary) return;
     device_runtime* rt = t.context->runtime.load(std::memory_order_acquire);
     if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.synchronized(t.stream.key, point);
-  } catch (...) {
-    internal_failure("stream_synchronized");
-  }
+  });
 }
 
 // cudaDeviceSynchronize and cuCtxSynchronize wait for the current context only:
@@ -264,95 +231,69 @@ void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint6
 void device_synchronized(std::uint64_t point) noexcept {
   runtime_started();
   if (!active()) return;
-  try {
+  guarded("device_synchronized", [&] {
     const driver::table* cuda = driver::real();
     context_entry* e = cuda != nullptr ? current_context(*cuda) : nullptr;
     if (e == nullptr || !e->primary) return;
     device_runtime* rt = e->runtime.load(std::memory_order_acquire);
     if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.device_synchronized(point);
-  } catch (...) {
-    internal_failure("device_synchronized");
-  }
+  });
 }
 
 void stream_destroyed(CUstream stream) noexcept {
   runtime_started();
   if (!active() || stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD) return;
-  try {
+  guarded("stream_destroyed", [&] {
     stream_target was;
     forget_stream(stream, was);
     // Every scheduler, not only the one it was cached for: cheap, and robust
     // should the cache have missed it.
     for (device_runtime* rt : all_runtimes()) rt->sched.forget(reinterpret_cast<std::uintptr_t>(stream));
-  } catch (...) {
-    internal_failure("stream_destroyed");
-  }
+  });
 }
 
 void teardown_begins() noexcept {
   device_work_issued();
-  try {
-    trace_flush();
-  } catch (...) {
-    internal_failure("teardown_begins");
-  }
+  guarded("teardown_begins", [] { trace_flush(); });
 }
 
 void device_reset(CUdevice device) noexcept {
-  try {
+  guarded("device_reset", [&] {
     for (const CUcontext context : primary_contexts_of(device)) context_destroyed(context);
-  } catch (...) {
-    internal_failure("device_reset");
-  }
+  });
 }
 
 void modules_unloaded(const void* handle) noexcept {
   inference::functions_unloaded();
-  try {
-    inference::process_code().unloaded(handle);
-  } catch (...) {
-    internal_failure("modules_unloaded");
-  }
+  guarded("modules_unloaded", [&] { inference::process_code().unloaded(handle); });
 }
 
 // Often nested in another entry point (the runtime loads its modules lazily): it only
 // records the image, and starts nothing (no tracing, no driver call).
 void code_loaded(const void* handle, bool library, const void* image) noexcept {
   if (!active() || !settings().read_ptx) return;
-  try {
+  guarded("code_loaded", [&] {
     inference::process_code().loaded(
         handle, library ? inference::code_handle_kind::library : inference::code_handle_kind::module, image);
-  } catch (...) {
-    internal_failure("code_loaded");
-  }
+  });
 }
 
 void context_destroyed(CUcontext context) noexcept {
-  try {
+  guarded("context_destroyed", [&] {
     if (const context_entry* e = forget_context(context)) forget_streams_of(e);
-  } catch (...) {
-    internal_failure("context_destroyed");
-  }
+  });
 }
 
 void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept {
   runtime_started();
   if (!active()) return;
-  try {
-    device_allocations().insert(base, bytes);
-  } catch (...) {
-    internal_failure("memory_allocated");
-  }
+  guarded("memory_allocated", [&] { device_allocations().insert(base, bytes); });
 }
 
 void memory_freed(CUdeviceptr base) noexcept {
   runtime_started();
   if (!active()) return;
-  try {
-    device_allocations().erase(base);
-  } catch (...) {
-    internal_failure("memory_freed");
-  }
+  guarded("memory_freed", [&] { device_allocations().erase(base); });
 }
 
 }  // namespace acs

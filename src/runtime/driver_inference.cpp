@@ -1,12 +1,11 @@
 #include "src/runtime/driver_inference.hpp"
 
-#include <array>
-
 #include "src/support/config.hpp"
 #include "annotations/inferred/loaded_code.hpp"
 #include "src/support/log.hpp"
 #include "interpose/real_driver.hpp"
 #include "src/support/stats.hpp"
+#include "src/support/thread_cache.hpp"
 
 namespace acs::inference {
 
@@ -136,18 +135,8 @@ class driver_pointer_probe final : public pointer_probe {
   explicit driver_pointer_probe(const allocation_map& allocations) : allocations_(allocations) {}
 
   bool is_device_pointer(address value) noexcept override {
-    struct answer {
-      std::uint64_t generation = ~std::uint64_t{0};
-      address value = 0;
-      bool device = false;
-    };
-    static constexpr std::size_t slots = 64;
-    thread_local std::array<answer, slots> cache{};
-    const std::uint64_t generation = allocations_.generation();
-    answer& a = cache[(value >> 3 ^ value >> 21) % slots];
-    if (a.generation == generation && a.value == value) return a.device;
-    a = {generation, value, ask_driver(value)};
-    return a.device;
+    thread_local thread_cache<address, bool, 64> answers;
+    return answers.get(value, allocations_.generation(), [&] { return ask_driver(value); });
   }
 
  private:

@@ -1,10 +1,10 @@
 #include "src/runtime/streams.hpp"
 
-#include <array>
 #include <shared_mutex>
 #include <unordered_map>
 
 #include "src/support/log.hpp"
+#include "src/support/thread_cache.hpp"
 
 namespace acs {
 
@@ -25,18 +25,8 @@ stream_table& table() {
   return *t;
 }
 
-struct cached_stream {
-  std::uint64_t epoch = 0;
-  CUstream stream = nullptr;
-  stream_info info;
-};
-constexpr std::size_t thread_slots = 8;
-thread_local std::array<cached_stream, thread_slots> thread_cache{};
-
-std::size_t slot_of(CUstream s) noexcept {
-  const auto v = reinterpret_cast<std::uintptr_t>(s);
-  return static_cast<std::size_t>((v >> 4) ^ (v >> 10)) % thread_slots;
-}
+// Answers of this thread, valid while handles_epoch() is unchanged.
+thread_local thread_cache<CUstream, stream_info, 8> recent_streams;
 
 // The driver's view of a created stream; false for an invalid handle.
 bool query_stream(const driver::table& cuda, CUstream s, stream_info& out) {
@@ -51,9 +41,8 @@ bool query_stream(const driver::table& cuda, CUstream s, stream_info& out) {
 
 bool lookup(const driver::table& cuda, CUstream s, stream_info& out) {
   const std::uint64_t epoch = handles_epoch().load(std::memory_order_acquire);
-  cached_stream& slot = thread_cache[slot_of(s)];
-  if (slot.epoch == epoch && slot.stream == s) {
-    out = slot.info;
+  if (const stream_info* hit = recent_streams.find(s, epoch)) {
+    out = *hit;
     return true;
   }
   stream_table& t = table();
@@ -71,7 +60,7 @@ bool lookup(const driver::table& cuda, CUstream s, stream_info& out) {
     // Destroyed meanwhile? Then the answer may be about the old stream: use it, don't keep it.
     if (handles_epoch().load(std::memory_order_acquire) == epoch) t.streams.emplace(s, out);
   }
-  slot = {epoch, s, out};
+  recent_streams.store(s, epoch, out);
   return true;
 }
 
