@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "src/runtime/cuda_backend.hpp"
+#include "src/runtime/stream_mode.hpp"
 #include "interpose/real_driver.hpp"
 #include "scheduler/scheduler.hpp"
 
@@ -36,6 +37,7 @@ struct context_entry {
   std::atomic<device_runtime*> runtime{nullptr};
   std::atomic<bool> failed{false};             // the scheduler could not be created
   std::mutex create_mutex;
+  stream_mode legacy_mode;                     // the context's legacy default stream
 };
 
 /// @brief Changes whenever a stream or context handle may have been reused: caches

@@ -62,8 +62,19 @@ void note_reason(pass_reason why) noexcept {
     case pass_reason::internal_error:
       log::warn("acs's own bookkeeping failed: launches pass straight through");
       break;
+    case pass_reason::no_parallelism:
+      log::info("a stream whose kernels each depend on the previous one: acs steps aside (its launches go "
+                "straight to it) and looks again now and then (ACS_STEP_ASIDE)");
+      break;
     case pass_reason::count_: break;
   }
+}
+
+// While no stream is redirected (every one that launched stepped aside: stream_mode.hpp), no
+// stream has work on the pool that it does not contain itself: operations on streams need no
+// join and no fork, and the scheduler is not asked. One load.
+bool nothing_redirected() noexcept {
+  return settings().step_aside && redirected_streams().load(std::memory_order_acquire) == 0;
 }
 
 // The scheduler of `stream`'s device, if acs manages it; `t` receives the stream.
@@ -84,12 +95,14 @@ bool joinable(const stream_target& t) {
 
 // Work is about to be issued directly on the application's stream (rule 2).
 void before_work_on(CUstream stream, default_stream zero) {
+  if (nothing_redirected()) return;
   stream_target t;
   if (device_runtime* rt = runtime_of(stream, zero, t); rt != nullptr && joinable(t)) rt->sched.before_barrier(t.stream);
 }
 
 // Work was issued directly on the application's stream (rule 2).
 void barrier_on(CUstream stream, default_stream zero) {
+  if (nothing_redirected()) return;
   stream_target t;
   if (device_runtime* rt = runtime_of(stream, zero, t)) rt->sched.barrier(t.stream);
 }
@@ -108,6 +121,12 @@ int issue_directly(pending_launch& launch, const launch_request& r, pass_reason 
   // Resolved after the launch: a first runtime call may have made the context current.
   if (after == then::barrier) guarded("barrier after a direct launch", [&] { barrier_on(r.stream, r.stream_zero); });
   return launch.status;
+}
+
+// A launch of a stream acs stepped aside from goes straight to it. Only while other streams are
+// redirected is it work issued directly on a stream, with its join and fork (rule 2).
+int launch_aside(pending_launch& launch, const launch_request& r) noexcept {
+  return issue_directly(launch, r, pass_reason::no_parallelism, nothing_redirected() ? then::nothing : then::barrier);
 }
 
 // Reused by every launch of a thread: steady state does not allocate.
@@ -138,6 +157,15 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     if (!t.context->primary) return issue_directly(launch, r, pass_reason::foreign_context, then::nothing);
     if (r.function == nullptr) return issue_directly(launch, r, pass_reason::unknown_function, then::barrier);
 
+    // A stream acs stepped aside from: straight to it, but for the launches that probe it.
+    stream_mode& mode = *t.mode;
+    const bool adapt = settings().step_aside;
+    if (adapt && mode.first_launch()) redirected_streams().fetch_add(1, std::memory_order_acq_rel);
+    bool probe = false;
+    if (adapt && mode.mode() == stream_mode_kind::aside) {
+      probe = mode.next_aside_launch() == stream_mode::aside_step::probe;
+      if (!probe) return launch_aside(launch, r);
+    }
     ACS_STAGE(stream);
 
     // Every capture begins through a hook: without one in progress, no stream
@@ -155,6 +183,17 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
 
     declared::launch_footprint& footprint = scratch_footprint();
     plan_launch(r, footprint);
+    if (probe) {
+      if (!mode.probed(footprint.access)) return launch_aside(launch, r);
+      // Redirected again: later pool kernels follow what ran on the stream meanwhile.
+      redirected_streams().fetch_add(1, std::memory_order_acq_rel);
+      rt->sched.barrier(t.stream);
+    } else if (adapt && mode.redirected(footprint.access)) {
+      // Stepping aside: the stream takes in its pool work first, then its kernels go to it.
+      redirected_streams().fetch_sub(1, std::memory_order_acq_rel);
+      if (joinable(t)) rt->sched.before_barrier(t.stream);
+      return launch_aside(launch, r);
+    }
     if (footprint.barrier_before) rt->sched.barrier(t.stream);  // acs_barrier()
     ACS_STAGE(footprint);
     const int status = rt->sched.launch(t.stream, footprint.access, &launch, footprint.group);
@@ -192,7 +231,7 @@ void stream_barrier(CUstream stream, default_stream stream_zero) noexcept {
 
 std::uint64_t stream_sync_begins(CUstream stream, default_stream stream_zero) noexcept {
   runtime_started();
-  if (!active()) return scheduler::sync_point();
+  if (!active() || nothing_redirected()) return scheduler::sync_point();
   return guarded("stream_sync_begins", scheduler::sync_point(), [&] {
     stream_target t;
     device_runtime* rt = runtime_of(stream, stream_zero, t);
@@ -216,7 +255,7 @@ void device_work_issued() noexcept {
 
 void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint64_t point) noexcept {
   runtime_started();
-  if (!active()) return;
+  if (!active() || nothing_redirected()) return;
   guarded("stream_synchronized", [&] {
     const driver::table* cuda = driver::real();
     stream_target t;
@@ -280,7 +319,7 @@ void code_loaded(const void* handle, bool library, const void* image) noexcept {
 
 void context_destroyed(CUcontext context) noexcept {
   guarded("context_destroyed", [&] {
-    if (const context_entry* e = forget_context(context)) forget_streams_of(e);
+    if (context_entry* e = forget_context(context)) forget_streams_of(e);
   });
 }
 

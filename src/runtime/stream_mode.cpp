@@ -75,6 +75,7 @@ bool stream_mode::redirected(const access_set& footprint) {
 void stream_mode::reset() noexcept {
   lock_guard lock(locked_);
   mode_.store(stream_mode_kind::redirect, std::memory_order_release);
+  seen_.store(false, std::memory_order_release);
   has_previous_ = false;
   chained_ = 0;
   until_probe_ = probe_left_ = probe_found_ = 0;

@@ -61,7 +61,14 @@ class stream_mode {
   /// stream steps aside, from this launch on; the mode is then `aside` already.
   bool redirected(const access_set& footprint);
 
-  /// @brief Back to redirected, as new (tests; a context destroyed and its handles reused).
+  /// @brief True for the stream's first launch only: from then on it counts among the
+  /// redirected streams (redirected_streams(), streams.hpp) while its mode is `redirect`.
+  bool first_launch() noexcept { return !seen_.exchange(true, std::memory_order_acq_rel); }
+
+  /// @brief Whether the stream counts among the redirected streams now.
+  bool counted() const noexcept { return seen_.load(std::memory_order_acquire) && mode() == stream_mode_kind::redirect; }
+
+  /// @brief Back to new and redirected (the stream is forgotten; its object may serve another).
   void reset() noexcept;
 
  private:
@@ -71,6 +78,7 @@ class stream_mode {
 
   stream_mode_policy policy_;
   std::atomic<stream_mode_kind> mode_{stream_mode_kind::redirect};
+  std::atomic<bool> seen_{false};
   std::atomic<bool> locked_{false};
   // Under locked_:
   access_set previous_;

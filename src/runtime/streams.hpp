@@ -20,6 +20,7 @@
 
 #include "src/runtime/dispatch.hpp"
 #include "src/runtime/devices.hpp"
+#include "src/runtime/stream_mode.hpp"
 #include "interpose/real_driver.hpp"
 #include "scheduler/scheduler.hpp"
 
@@ -27,8 +28,14 @@ namespace acs {
 
 struct stream_target {
   context_entry* context = nullptr;
-  virtual_stream stream;  // key, handle (never 0), kind
+  virtual_stream stream;      // key, handle (never 0), kind
+  stream_mode* mode = nullptr;  // whether acs redirects the stream's kernels (never null once resolved)
 };
+
+/// @brief How many streams, over every device, acs redirects now (first launch seen, mode
+/// `redirect`). While none is, no stream has work on the pool that it does not contain
+/// itself, so operations on streams need no join or fork: the hooks skip the scheduler.
+std::atomic<int>& redirected_streams() noexcept;
 
 /// @brief 0 replaced by the default stream the entry point means.
 inline CUstream normalise_stream(CUstream stream, default_stream zero) noexcept {
@@ -48,6 +55,6 @@ bool resolve_stream(const driver::table& cuda, CUstream stream, default_stream z
 bool forget_stream(CUstream stream, stream_target& was);
 
 /// @brief Forgets every stream of an abandoned context.
-void forget_streams_of(const context_entry* context);
+void forget_streams_of(context_entry* context);
 
 }  // namespace acs

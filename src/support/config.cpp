@@ -182,6 +182,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.issue_thread = p.word<bool>("ACS_ISSUE", {{"thread", true}, {"inline", false}});
   c.issue_threads = p.integer("ACS_ISSUE_THREADS", config::default_issue_threads, 1, config::max_issue_threads);
   c.check = p.boolean("ACS_CHECK", false);
+  c.step_aside = p.boolean("ACS_STEP_ASIDE", true);
   c.trace = p.text("ACS_TRACE");
   c.launch_blocking = p.cuda_flag("CUDA_LAUNCH_BLOCKING");
   return c;

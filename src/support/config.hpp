@@ -19,6 +19,9 @@
 //                    (issue_queue.hpp), default thread
 //   ACS_ISSUE_THREADS  issuing threads per device with ACS_ISSUE=thread, 1..8, default 2
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
+//   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
+//                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
+//                                                          boolean, default 1
 //   ACS_TRACE        path of a trace file                  string,  default none
 //   CUDA_LAUNCH_BLOCKING  (CUDA's own) non-zero: acs passes everything through
 //
@@ -66,6 +69,7 @@ struct config {
   bool issue_thread = true;
   unsigned issue_threads = default_issue_threads;
   bool check = false;
+  bool step_aside = true;
   std::string trace;  // empty: no trace
 
   /// @brief Whether acs passes every call straight through (ACS_DISABLE, CUDA_LAUNCH_BLOCKING).

@@ -13,6 +13,7 @@ enum class pass_reason : std::uint8_t {
   foreign_context,    // a context or device acs does not manage
   unknown_function,   // the hooks could not identify the kernel: still passed through safely
   internal_error,     // acs's own bookkeeping failed: degrade to pass-through
+  no_parallelism,     // the stream's kernels depend on each other: acs stepped aside (stream_mode.hpp)
   count_
 };
 
@@ -26,6 +27,7 @@ constexpr const char* reason_name(pass_reason why) noexcept {
     case pass_reason::foreign_context: return "foreign_context";
     case pass_reason::unknown_function: return "unknown_function";
     case pass_reason::internal_error: return "internal_error";
+    case pass_reason::no_parallelism: return "no_parallelism";
     case pass_reason::count_: break;
   }
   return "unknown";

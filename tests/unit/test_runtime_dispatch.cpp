@@ -699,6 +699,106 @@ TEST(runtime_without_driver, launches_pass_straight_through) {
   driver::use_for_testing(&fake_table());
 }
 
+// ---------------------------------------------------------------- stepping aside
+// (src/runtime/stream_mode.hpp, ACS_STEP_ASIDE, default on.) CTest runs every test in a
+// process of its own; tests that need no stream redirected anywhere skip when run together.
+
+class step_aside_test : public dispatch_test {
+ protected:
+  // Launches a chain on `s` (every kernel reads and writes the same two buffers) until one goes
+  // to `s` itself; returns how many launches that took, 0 if none did within `limit`.
+  unsigned chain_until_aside(CUstream s, CUfunction f, address a, address b, unsigned limit = 200) {
+    for (unsigned i = 1; i <= limit; ++i)
+      if (launch(s, f, a, b) == s) return i;
+    return 0;
+  }
+  static bool has_event_calls(const std::vector<call>& cs) {
+    return std::any_of(cs.begin(), cs.end(), [](const call& c) { return c.what == call::record || c.what == call::wait; });
+  }
+};
+
+TEST_F(step_aside_test, a_dependent_chain_leaves_the_pool_after_joining_its_stream) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  const address a = make_allocation(), b = make_allocation();
+  const std::size_t from = mark();
+  const CUstream first = launch(s, f, a, b);
+  ASSERT_TRUE(is_pool(first));
+  const unsigned n = chain_until_aside(s, f, a, b);
+  EXPECT_EQ(n, 31u) << "32 launches in all conflict with their predecessor";
+  // The pool kernels before it were joined into the stream before the stream took its own.
+  EXPECT_TRUE(joins(from, first, s));
+  // From then on every launch goes to the stream, in order.
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(launch(s, f, a, b), s);
+}
+
+TEST_F(step_aside_test, with_every_stream_aside_operations_on_streams_skip_the_scheduler) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  if (redirected_streams().load() != 0) GTEST_SKIP() << "another test's streams are redirected: run it alone";
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  const address a = make_allocation(), b = make_allocation();
+  ASSERT_NE(chain_until_aside(s, f, a, b), 0u);
+  ASSERT_EQ(redirected_streams().load(), 0);
+  ASSERT_NE(runtime_of(ctx), nullptr);
+  const std::uint64_t barriers = runtime_of(ctx)->sched.stats().barriers;
+  const std::size_t from = mark();
+  stream_work_begins(s, default_stream::legacy);  // a copy, an event record...
+  stream_barrier(s, default_stream::legacy);
+  stream_synchronized(s, default_stream::legacy, stream_sync_begins(s, default_stream::legacy));
+  EXPECT_EQ(launch(s, f, a, b), s);
+  EXPECT_FALSE(has_event_calls(calls_since(from)));
+  EXPECT_EQ(runtime_of(ctx)->sched.stats().barriers, barriers) << "the scheduler was asked";
+}
+
+TEST_F(step_aside_test, while_another_stream_is_redirected_an_aside_stream_keeps_its_joins) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx), other = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  const address a = make_allocation(), b = make_allocation();
+  ASSERT_NE(chain_until_aside(s, f, a, b), 0u);
+  // `other` runs two independent chains alternately: it stays redirected.
+  const address c = make_allocation(), d = make_allocation();
+  for (int i = 0; i < 8; ++i) EXPECT_TRUE(is_pool(launch(other, f, i % 2 ? a : c, i % 2 ? b : d)));
+  EXPECT_GT(redirected_streams().load(), 0);
+  // `s` still launches on itself; the bookkeeping of direct work is back (the scheduler is asked).
+  EXPECT_EQ(launch(s, f, a, b), s);
+}
+
+TEST_F(step_aside_test, parallelism_found_by_a_probe_brings_the_stream_back_after_a_fork) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  const address a = make_allocation(), b = make_allocation(), c = make_allocation(), d = make_allocation();
+  ASSERT_NE(chain_until_aside(s, f, a, b), 0u);
+  // Two independent chains from now on: the first probe (after 256 launches) sees them.
+  CUstream on = s;
+  unsigned launches = 0;
+  std::size_t before_back = 0;
+  while (on == s && launches < 2000) {
+    before_back = mark();
+    on = launch(s, f, launches % 2 ? a : c, launches % 2 ? b : d);
+    ++launches;
+  }
+  ASSERT_TRUE(is_pool(on)) << "redirected again after " << launches << " launches";
+  EXPECT_LE(launches, 256u + 16u);
+  // The first kernel back on the pool waits for what ran on the stream meanwhile: an event
+  // recorded on `s` after the direct launches, waited on by its pool stream.
+  const auto cs = calls_since(before_back);
+  std::set<CUevent> recorded_on_s;
+  bool fork = false;
+  for (const call& k : cs) {
+    if (k.what == call::record && k.stream == s) recorded_on_s.insert(k.event);
+    if (k.what == call::wait && k.stream == on && recorded_on_s.count(k.event)) fork = true;
+  }
+  EXPECT_TRUE(fork);
+}
+
 TEST(runtime_stats, machine_line_has_every_key) {
   stats::summary s;
   s.kernels_seen = 10;
