@@ -44,8 +44,7 @@ def load_programs(paths, bin_dir, python):
         with open(path, "rb") as f:
             data = tomllib.load(f)
         defaults = data.get("defaults", {})
-        subst = {"bin": bin_dir, "here": HERE, "python": python,
-                 "manifest_dir": os.path.dirname(os.path.abspath(path))}
+        subst = {"bin": bin_dir, "here": HERE, "python": python, "root": os.path.dirname(os.path.dirname(HERE))}
         for p in data.get("program", []):
             p = {**defaults, **p}
             for key in ("name", "suite", "cmd"):
@@ -53,11 +52,13 @@ def load_programs(paths, bin_dir, python):
                     raise SystemExit(f"{path}: a program lacks '{key}': {p}")
             p["cmd"] = [a.format(**subst) for a in p["cmd"]]
             p["env"] = {k: str(v).format(**subst) for k, v in p.get("env", {}).items()}
+            p["requires"] = [r.format(**subst) for r in p.get("requires", [])]  # paths that must exist
             p.setdefault("time", "lines")     # lines | wall | regex
             p.setdefault("digest", "lines")   # lines | stdout | none
             p["manifest"] = path
             programs.append(p)
-    return programs
+    # Lower priority first, then manifest order: a deadline cuts from the end.
+    return sorted(programs, key=lambda p: p.get("priority", 50))
 
 
 # ---------------------------------------------------------------- one run
@@ -83,7 +84,7 @@ def run_once(prog, mode_env, timeout):
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)  # the program's own process group: it and its children
         out, err = proc.communicate()
-        status = f"timeout after {timeout} s"
+        status = f"timeout after {timeout:.0f} s"
     wall_ms = (time.perf_counter() - t0) * 1e3
     return {"rc": proc.returncode, "status": status, "wall_ms": wall_ms,
             "stdout": out.decode("utf-8", "replace"), "stderr": err.decode("utf-8", "replace")}
@@ -121,7 +122,7 @@ def stdout_digest(prog, text):
 def regex_time(prog, text):
     """ms from the program's own timing lines: named group t (ms = t * scale) or n and rate
     (ms = scale * n / rate); several matches combine with time_pick (sum, first, last)."""
-    rx = re.compile(prog["time_regex"])
+    rx = re.compile(prog["time_regex"], re.MULTILINE)  # ^ and $ per line
     scale = float(prog.get("time_scale", 1.0))
     values = []
     for m in rx.finditer(text):
@@ -340,6 +341,8 @@ def main():
     ap.add_argument("--only", help="regex: only programs (processes) whose name matches")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per run unless the manifest says")
     ap.add_argument("--deadline", type=float, help="seconds after which the remaining programs are skipped")
+    ap.add_argument("--hard-deadline", type=float,
+                    help="seconds after which every remaining run is skipped, within a program too")
     ap.add_argument("--bin-dir", default=os.environ.get("ACS_REAL_BIN", ".real-src/bin"),
                     help="folder of built programs, {bin} in manifests")
     ap.add_argument("--python", default=sys.executable, help="{python} in manifests")
@@ -375,10 +378,11 @@ def main():
             results += summarise(prog, mode_names, [], "skipped")
             continue
         exe = prog["cmd"][0]
-        if os.sep in exe and not os.path.exists(exe):
-            failures.append(f"{prog['name']}: missing {exe}")
+        absent = [p for p in ([exe] if os.sep in exe else []) + prog["requires"] if not os.path.exists(p)]
+        if absent:
+            failures.append(f"{prog['name']}: missing {', '.join(absent)}")
             results += summarise(prog, mode_names, [], "missing")
-            print(f"  {prog['name']:<28} MISSING {exe}", flush=True)
+            print(f"  {prog['name']:<28} MISSING {', '.join(absent)}", flush=True)
             continue
         timeout = float(prog.get("timeout", args.timeout))
         reps = int(prog.get("reps", args.reps))
@@ -391,7 +395,11 @@ def main():
             plan.append(("acs_stats", reps))
         for mode, rep in plan:
             env = dict(mode_envs.get(mode, {}))
-            run = run_once(prog, env, timeout)
+            left = None if args.hard_deadline is None else args.hard_deadline - (time.monotonic() - t_start)
+            if left is not None and left < 1:
+                run = {"rc": None, "status": "not run (hard deadline)", "wall_ms": None, "stdout": "", "stderr": ""}
+            else:
+                run = run_once(prog, env, timeout if left is None else min(timeout, left))
             rows = results_of(prog, run)
             runs.append((mode, run, rows))
             log.write(f"### {prog['name']} {mode} rep {rep}: {run['status']}, {fmt(run['wall_ms'], 0)} ms wall\n"
@@ -406,11 +414,15 @@ def main():
             if run["status"] != "ok" or any(r["error"] for r in rows.values()):
                 why = run["status"] if run["status"] != "ok" else "; ".join(
                     f"{n}: {r['error']}" for n, r in rows.items() if r["error"])
-                tail = (run["stderr"].strip().splitlines() or [""])[-1][:160]
+                tail = [l for l in run["stderr"].strip().splitlines() if not l.startswith("acs-stats:")]
+                tail = tail[-1][:160] if tail else ""
                 problems.setdefault(mode, []).append(why + (f" (stderr: {tail})" if tail else ""))
-        if problems:  # one line per program: which modes failed how often, and the first reason
+        if problems:  # one line per program: the modes that failed, grouped by their first reason
+            by_reason = {}
+            for m, p in problems.items():
+                by_reason.setdefault(p[0], []).append(f"{m} {len(p)}/{sum(1 for x, _ in plan if x == m)}")
             failures.append(f"{prog['name']}: " + "; ".join(
-                f"{m} {len(p)}/{sum(1 for x, _ in plan if x == m)} runs: {p[0]}" for m, p in problems.items()))
+                f"{', '.join(ms)} runs: {why}" for why, ms in by_reason.items()))
         summary = summarise(prog, mode_names, runs)
         results += summary
         for r in summary:

@@ -4,6 +4,7 @@ environment selects) and a fake preload (a tiny .so built with cc that prints an
 line at exit under ACS_STATS=1). Run: python3 benchmarks/real/test_run_real.py"""
 import csv
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -215,9 +216,9 @@ class RunRealTest(unittest.TestCase):
         self.assertNotEqual(rows["crash"]["native_ms"], "")
         self.assertEqual(rows["crash"]["acs_ms"], "")
         self.assertEqual(rows["varies"]["identical"], "native-varies")
-        self.assertIn("timeout after 1.0 s", p.stdout)
+        self.assertIn("timeout after 1 s", p.stdout)
         self.assertIn("missing", p.stdout)
-        self.assertIn("crash: acs 3/3 runs: rc=3", p.stdout)
+        self.assertIn("crash: acs 3/3, acs_disable 3/3, acs_stats 1/1 runs: rc=3", p.stdout)
 
     def test_deadline_and_only(self):
         m = self.manifest('''
@@ -235,6 +236,8 @@ class RunRealTest(unittest.TestCase):
         self.assertIn("SKIPPED: first", p.stdout)
         self.assertIn("SKIPPED: second", p.stdout)
         self.assertEqual({r["identical"] for r in self.read_csv(out)}, {"skipped"})
+        p, out = self.run_runner(m, "--hard-deadline", "0")
+        self.assertIn("not run (hard deadline)", p.stdout)
         p, out = self.run_runner(m, "--only", "^second$", "--no-stats")
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertIn("1 programs", p.stdout)
@@ -253,6 +256,62 @@ class RunRealTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0)
         self.assertIn("no NVIDIA GPU", p.stdout)
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "nogpu")))
+
+
+class ManifestTest(unittest.TestCase):
+    """The committed manifests: complete entries, and time regexes that match the timing
+    lines the programs print (written here from their printf formats)."""
+
+    PRINTED = {
+        "scan": "scan, Throughput = 2000.0000 MElements/s, Time = 0.00001 s, Size = 1024 Elements, NumDevsUsed = 1\n"
+                "scan, Throughput = 50000.0000 MElements/s, Time = 0.00005 s, Size = 262144 Elements, NumDevsUsed = 1",
+        "reduction": "Reduction, Throughput = 2000.0000 GB/s, Time = 0.00003 s, Size = 16777216 Elements, NumDevsUsed = 1",
+        "sortingNetworks": "Average time: 0.100000 ms\n\nAverage time: 0.200000 ms",
+        "mergeSort": "Time: 12.500000 ms",
+        "radixSortThrust": "radixSortThrust, Throughput = 2000.0000 MElements/s, Time = 0.00052 s, Size = 1048576 elements",
+        "convolutionSeparable": "convolutionSeparable, Throughput = 9437.1840 MPixels/sec, Time = 0.00100 s, Size = 9437184 Pixels",
+        "FDTD3d": "FDTD3d, Throughput = 2097.1520 MPoints/s, Time = 0.00100 s, Size = 2097152 Points, NumDevsUsed = 1",
+        "jacobiCudaGraphs-nograph": "GPU Processing time: 45.500000 (ms)",
+        "jacobiCudaGraphs-graph": "GPU Processing time: 20.000000 (ms)",
+        "simpleHyperQ": "Measured time for sample = 0.021s",
+        "simpleStreams": "memcopy:\t1.23\nkernel:\t\t2.00\nnon-streamed:\t3.50\n4 streams:\t2.10",
+        "fastWalshTransform": "GPU time: 1.250000 ms; GOP/s: 100.0",
+    }
+    EXPECTED_MS = {"scan": 0.000512 + 0.00524288, "reduction": 0.033554432, "sortingNetworks": 0.3, "mergeSort": 12.5,
+                   "radixSortThrust": 0.524288, "convolutionSeparable": 1.0, "FDTD3d": 1.0,
+                   "jacobiCudaGraphs-nograph": 45.5, "jacobiCudaGraphs-graph": 20.0, "simpleHyperQ": 21.0,
+                   "simpleStreams": 2.1, "fastWalshTransform": 1.25}
+
+    def programs(self):
+        sys.path.insert(0, HERE)
+        import run_real
+        paths = [os.path.join(HERE, m) for m in ("programs.toml", "cuda_samples.toml")]
+        return run_real, run_real.load_programs(paths, "/bin-dir", "python3")
+
+    def test_entries_are_complete(self):
+        _, progs = self.programs()
+        self.assertGreaterEqual(len([p for p in progs if p["suite"] == "cuda-samples"]), 6)
+        for p in progs:
+            for key in ("what", "origin", "licence"):
+                self.assertTrue(p.get(key), f"{p['name']} lacks {key}")
+            self.assertIn(p["time"], ("lines", "wall", "regex"))
+            self.assertIn(p["digest"], ("lines", "stdout", "none"))
+            if p["time"] == "regex":
+                self.assertIn("time_regex", p)
+            for d in p.get("drop", []):
+                re.compile(d)
+        self.assertEqual(progs[0]["name"], "torch")  # priorities: the longest first
+
+    def test_time_regexes_match_the_printed_lines(self):
+        run_real, progs = self.programs()
+        regex_progs = {p["name"]: p for p in progs if p["time"] == "regex"}
+        self.assertEqual(set(regex_progs), set(self.PRINTED))
+        for name, text in self.PRINTED.items():
+            p = regex_progs[name]
+            self.assertAlmostEqual(run_real.regex_time(p, text), self.EXPECTED_MS[name], places=6, msg=name)
+            # The timing lines are all dropped from the digest.
+            left = [l for l in text.splitlines() if l and not any(re.search(d, l) for d in p["drop"])]
+            self.assertEqual(left, [], name)
 
 
 if __name__ == "__main__":
