@@ -72,20 +72,26 @@ if [ -z "$lib" ]; then
    cmake --build "$build/acs" -j "${ACS_BENCH_JOBS:-16}" --target acs >>"$build/acs.log" 2>&1) &
   lib_pid=$!
 fi
+# Warp: unpacked outside the repository (119 MB), so that .real-warp travels as the tarball.
 tarball=$(ls -t "$root"/.real-warp/warp-lang-*-cuda.tar.xz 2>/dev/null | head -n 1)
-if [ -n "$tarball" ] && [ ! -e "$root/.real-warp/site/warp" -o "$tarball" -nt "$root/.real-warp/site" ]; then
-  rm -rf "$root/.real-warp/site"
-  "$py" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$tarball" "$root/.real-warp/site" \
-    && touch "$root/.real-warp/site" || echo "== unpacking $tarball FAILED"
+warp=${TMPDIR:-/tmp}/acs-real-warp
+if [ -n "$tarball" ] && [ "$(cat "$warp/unpacked" 2>/dev/null)" != "$(basename "$tarball")" ]; then
+  rm -rf "$warp/site"
+  if "$py" -c 'import sys, tarfile; kw = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}; tarfile.open(sys.argv[1]).extractall(sys.argv[2], **kw)' "$tarball" "$warp/site"; then
+    basename "$tarball" >"$warp/unpacked"
+  else
+    echo "== unpacking $tarball FAILED"
+  fi
 fi
+[ -z "$tarball" ] && echo "== no .real-warp/warp-lang-*-cuda.tar.xz (benchmarks/real/fetch_warp.sh): Warp is reported missing"
 if [ "$warmup" = 1 ]; then
   (
     warm() { echo "### warm-up: $*"; timeout 120 "$@" 2>&1 | tail -n 5; }
     warm "$py" -c 'import torch, torchvision, timm; x = torch.zeros(1, 1, 8, 8, device="cuda"); print(torch.nn.functional.conv2d(x, x[:, :, :3, :3]).sum().item())'
     warm env XLA_PYTHON_CLIENT_PREALLOCATE=false "$py" -c 'import jax.numpy as jnp; print(jnp.ones(3).sum())'
     warm "$py" "$here/cupy_program.py" --quick
-    [ -e "$root/.real-warp/site/warp" ] &&
-      warm env PYTHONPATH="$root/.real-warp/site" WARP_CACHE_PATH="$root/.real-warp/cache" "$py" "$here/warp_sim.py" --warmup-only
+    [ -e "$warp/site/warp" ] &&
+      warm env PYTHONPATH="$warp/site" WARP_CACHE_PATH="$warp/cache" "$py" "$here/warp_sim.py" --warmup-only
   ) >>"$blog" 2>&1 &
   warm_pid=$!
 fi

@@ -2,7 +2,7 @@
 # Prepares the NVIDIA Warp package that warp_sim.py imports on the GPU machine, which has no
 # internet: downloads warp-lang's wheel from PyPI (for Python 3.12, Linux x86-64), keeps what
 # a CUDA run needs and packs it into .real-warp/warp-lang-VERSION-cuda.tar.xz (git-ignored;
-# carry .real-warp). scripts/bench_real.sh unpacks it into .real-warp/site.
+# carry .real-warp). scripts/bench_real.sh unpacks it into $TMPDIR/acs-real-warp/site.
 #
 #   benchmarks/real/fetch_warp.sh [VERSION]      (default 1.4.2)
 #

@@ -27,6 +27,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 
@@ -44,7 +45,8 @@ def load_programs(paths, bin_dir, python):
         with open(path, "rb") as f:
             data = tomllib.load(f)
         defaults = data.get("defaults", {})
-        subst = {"bin": bin_dir, "here": HERE, "python": python, "root": os.path.dirname(os.path.dirname(HERE))}
+        subst = {"bin": bin_dir, "here": HERE, "python": python, "root": os.path.dirname(os.path.dirname(HERE)),
+                 "tmp": tempfile.gettempdir()}
         for p in data.get("program", []):
             p = {**defaults, **p}
             for key in ("name", "suite", "cmd"):
