@@ -86,7 +86,7 @@ fi
 [ -z "$tarball" ] && echo "== no .real-warp/warp-lang-*-cuda.tar.xz (benchmarks/real/fetch_warp.sh): Warp is reported missing"
 if [ "$warmup" = 1 ]; then
   (
-    warm() { echo "### warm-up: $*"; timeout 120 "$@" 2>&1 | tail -n 5; }
+    warm() { echo "### warm-up: $*"; timeout 300 "$@" 2>&1 | tail -n 5; }
     warm "$py" -c 'import torch, torchvision, timm; x = torch.zeros(1, 1, 8, 8, device="cuda"); print(torch.nn.functional.conv2d(x, x[:, :, :3, :3]).sum().item())'
     warm env XLA_PYTHON_CLIENT_PREALLOCATE=false "$py" -c 'import jax.numpy as jnp; print(jnp.ones(3).sum())'
     warm "$py" "$here/cupy_program.py" --quick
