@@ -9,7 +9,8 @@
 #
 #   --out DIR     results (default docs/results): real_programs.csv, real_programs_modes.csv,
 #                 real_programs_stats.txt, real_programs.md, real_programs_runs.log, build.log
-#   --reps N      timed runs per mode and program (default 3)
+#   --reps N      timed runs per mode and program (default: the manifests', 2 for the Python
+#                 programs, whose rows are medians of in-process iterations, 3 for cuda-samples)
 #   --only RE     only the programs (processes) whose manifest name matches, e.g. 'torch|scan'
 #   --mode M      one more preloaded mode, e.g. graph_off:ACS_GRAPH=off (repeatable)
 #   --build DIR   where libacs.so is built (default build-real/)
@@ -28,7 +29,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$root/docs/results
 build=$root/build-real
-reps=3
+reps=''
 budget=330
 warmup=1
 args=()
@@ -55,6 +56,7 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep
 fi
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)
 mkdir -p "$out" "$build"
+rm -f "$build"/warm*.log
 blog=$out/build.log
 : >"$blog"
 py=${PYTHON:-python3}
@@ -62,8 +64,8 @@ here=$root/benchmarks/real
 echo "== real programs on $gpu"
 
 # --- Preparation, in parallel: libacs.so, the Warp package, and untimed native warm-ups
-# (they fill the page cache with the frameworks' libraries and Warp's and CuPy's kernel
-# caches, so that the first timed run does not pay for it).
+# (they fill the page cache with the frameworks' libraries, Warp's and CuPy's kernel caches
+# and JAX's compilation cache, so that the first timed run does not pay for it).
 lib=${ACS_LIB:-}
 lib_pid=''
 if [ -z "$lib" ]; then
@@ -84,16 +86,23 @@ if [ -n "$tarball" ] && [ "$(cat "$warp/unpacked" 2>/dev/null)" != "$(basename "
   fi
 fi
 [ -z "$tarball" ] && echo "== no .real-warp/warp-lang-*-cuda.tar.xz (benchmarks/real/fetch_warp.sh): Warp is reported missing"
+warm_pids=()
+warm() { echo "### warm-up: $*"; timeout 300 "$@" 2>&1 | tail -n 5; }
 if [ "$warmup" = 1 ]; then
   (
-    warm() { echo "### warm-up: $*"; timeout 300 "$@" 2>&1 | tail -n 5; }
     warm "$py" -c 'import torch, torchvision, timm; x = torch.zeros(1, 1, 8, 8, device="cuda"); print(torch.nn.functional.conv2d(x, x[:, :, :3, :3]).sum().item())'
-    warm env XLA_PYTHON_CLIENT_PREALLOCATE=false "$py" -c 'import jax.numpy as jnp; print(jnp.ones(3).sum())'
+    jaxc=${TMPDIR:-/tmp}/acs-real-jax-cache  # the compiled steps, for both settings (programs.toml)
+    warm env XLA_PYTHON_CLIENT_PREALLOCATE=false XLA_FLAGS=--xla_gpu_enable_command_buffer= \
+      "$py" "$here/jax_physics.py" --quick --cache "$jaxc"
+    warm env XLA_PYTHON_CLIENT_PREALLOCATE=false "$py" "$here/jax_physics.py" --quick --cache "$jaxc"
     warm "$py" "$here/cupy_program.py" --quick
-    [ -e "$warp/site/warp" ] &&
-      warm env PYTHONPATH="$warp/site" WARP_CACHE_PATH="$warp/cache" "$py" "$here/warp_sim.py" --warmup-only
-  ) >>"$blog" 2>&1 &
-  warm_pid=$!
+  ) >"$build/warm1.log" 2>&1 &
+  warm_pids+=($!)
+  if [ -e "$warp/site/warp" ]; then  # the longest: NVRTC compiles warp.sim's kernels
+    warm env PYTHONPATH="$warp/site" WARP_CACHE_PATH="$warp/cache" "$py" "$here/warp_sim.py" --warmup-only \
+      >"$build/warm2.log" 2>&1 &
+    warm_pids+=($!)
+  fi
 fi
 if [ -n "$lib_pid" ]; then
   if wait "$lib_pid"; then
@@ -104,7 +113,8 @@ if [ -n "$lib_pid" ]; then
   fi
   cat "$build/acs.log" >>"$blog"
 fi
-[ "$warmup" = 1 ] && wait "$warm_pid"
+for p in "${warm_pids[@]}"; do wait "$p"; done
+cat "$build"/warm*.log >>"$blog" 2>/dev/null
 echo "== prepared in $(elapsed) s; libacs.so: ${lib:-none}"
 
 # --- The runs: torch, the cuda-samples, JAX, Warp, CuPy (the manifests' priorities).
@@ -116,7 +126,8 @@ hard=$(( 570 - $(elapsed) ))
 [ "$left" -lt 10 ] && left=10
 libargs=()
 [ -n "$lib" ] && libargs=(--lib "$lib")
+[ -n "$reps" ] && args+=(--reps "$reps")
 "$py" "$here/run_real.py" "$here/programs.toml" "$here/cuda_samples.toml" "${libargs[@]}" --out "$out" \
-  --reps "$reps" --bin-dir "${ACS_REAL_BIN:-$root/.real-src/bin}" --deadline "$left" --hard-deadline "$hard" \
+  --bin-dir "${ACS_REAL_BIN:-$root/.real-src/bin}" --deadline "$left" --hard-deadline "$hard" \
   --meta "$meta" "${args[@]}"
 # (run_real.py prints the table last.)

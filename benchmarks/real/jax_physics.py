@@ -14,7 +14,7 @@ Each row: one jitted step per iteration, blocked on, median ms after warm-up (co
 happens in the warm-up), digest of the final state. Run it with and without XLA's command
 buffers (XLA_FLAGS=--xla_gpu_enable_command_buffer= disables them); --tag names the rows.
 
-  jax_physics.py [--platform gpu|cpu] [--quick] [--tag nocmdbuf] [--envs 64] [--steps N]
+  jax_physics.py [--platform gpu|cpu] [--quick] [--tag nocmdbuf] [--envs 64] [--steps N] [--cache DIR]
 """
 import argparse
 import os
@@ -124,6 +124,8 @@ def main():
     ap.add_argument("--envs", type=int, default=64)
     ap.add_argument("--steps", type=int, default=60, help="timed steps per row")
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--cache", help="JAX's persistent compilation cache: later processes load the compiled "
+                    "step (the same executable) instead of compiling and autotuning it again")
     args = ap.parse_args()
     if args.quick:
         args.steps, args.warmup = 3, 1
@@ -134,6 +136,10 @@ def main():
     import jax.numpy as jnp
     import numpy as np
 
+    if args.cache:
+        jax.config.update("jax_compilation_cache_dir", args.cache)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     dev = jax.devices()[0]
     print(f"# jax {jax.__version__}, {dev.platform} {getattr(dev, 'device_kind', '')}, "
           f"XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r}", file=sys.stderr)

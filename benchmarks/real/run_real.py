@@ -337,7 +337,8 @@ def main():
     ap.add_argument("manifests", nargs="+", help="TOML manifests (benchmarks/real/*.toml)")
     ap.add_argument("--lib", default=os.environ.get("ACS_LIB"), help="libacs.so (default: $ACS_LIB)")
     ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "docs", "results"))
-    ap.add_argument("--reps", type=int, default=3, help="timed runs per mode (default 3)")
+    ap.add_argument("--reps", type=int, help="timed runs per mode, for every program (default: the "
+                    "manifest's reps, else 3)")
     ap.add_argument("--modes", default="native,acs,acs_disable", help="base modes, in run order")
     ap.add_argument("--mode", action="append", default=[], help="extra mode NAME:VAR=VAL[,VAR=VAL]")
     ap.add_argument("--only", help="regex: only programs (processes) whose name matches")
@@ -371,7 +372,7 @@ def main():
     failures, skipped, results = [], [], []
     if not args.lib:
         failures.append("no libacs.so (--lib or ACS_LIB): native runs only")
-    print(f"== real programs: {len(programs)} programs, modes {','.join(mode_names)}, {args.reps} reps"
+    print(f"== real programs: {len(programs)} programs, modes {','.join(mode_names)}, {args.reps or 'manifest'} reps"
           f"{', no GPU' if not gpu else ''}", flush=True)
 
     for prog in programs:
@@ -387,7 +388,7 @@ def main():
             print(f"  {prog['name']:<28} MISSING {', '.join(absent)}", flush=True)
             continue
         timeout = float(prog.get("timeout", args.timeout))
-        reps = int(prog.get("reps", args.reps))
+        reps = args.reps or int(prog.get("reps", 3))
         runs, problems = [], {}
         t_prog = time.monotonic()
         plan = []
@@ -439,7 +440,8 @@ def main():
     for m in mode_names:
         env = " ".join(f"{k}={v}" for k, v in mode_envs[m].items() if k != "LD_PRELOAD")
         described.append(f"{m} ({env or ('no preload' if m == 'native' else 'preload')})")
-    meta += f"; {args.reps} reps; modes: {', '.join(described)}"
+    reps_text = f"{args.reps} reps" if args.reps else "reps as in the manifests (default 3)"
+    meta += f"; {reps_text}; modes: {', '.join(described)}"
     md = write_outputs(args.out, results, mode_names, mode_envs, meta, failures, skipped)
     log.close()
     stats.close()
