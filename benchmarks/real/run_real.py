@@ -140,8 +140,10 @@ def regex_time(prog, text):
 
 
 def results_of(prog, run):
-    """{row: {'ms', 'digest', 'error', 'suite'}} for one run."""
-    if run["status"] != "ok":
+    """{row: {'ms', 'digest', 'error', 'suite'}} for one run. The rows a program printed count
+    even when it then failed (one model's error must not hide the others); a program timed
+    from its whole output counts only when it exited 0."""
+    if prog["time"] != "lines" and run["status"] != "ok":
         return {}
     if prog["time"] == "lines" or prog["digest"] == "lines":
         lines = parse_result_lines(run["stdout"])
@@ -190,13 +192,11 @@ def summarise(prog, mode_names, runs, verdict_if_none="failed"):
                 continue
             problems = []
             for run, r in mine:
-                if run["status"] != "ok":
-                    problems.append(run["status"])
-                elif r is None:
-                    problems.append("row missing")
+                if r is None:
+                    problems.append(run["status"] if run["status"] != "ok" else "row missing")
                 elif r["error"]:
                     problems.append(r["error"])
-            good = [r for run, r in mine if r is not None and not r["error"] and run["status"] == "ok"]
+            good = [r for _, r in mine if r is not None and not r["error"]]
             per_mode[mode] = {
                 "runs": len(mine), "ok": len(good),
                 "ms": [r["ms"] for r in good], "median_ms": median([r["ms"] for r in good]),
@@ -220,7 +220,7 @@ def summarise(prog, mode_names, runs, verdict_if_none="failed"):
         elif any(pm["identical"] == "no" for pm in per_mode.values()):
             verdict = "no"
         out.append({"program": name, "suite": suite, "modes": per_mode, "identical": verdict,
-                    "process": prog["name"]})
+                    "process": prog["name"], "wall": prog["time"] == "wall"})
     return out
 
 
@@ -282,7 +282,8 @@ def markdown(results, mode_names, meta, failures, skipped):
         a = r["modes"].get("acs", {}).get("median_ms")
         s = ratio(n, a)
         speedups.setdefault(r["suite"], []).append(s)
-        cells = [r["program"], r["suite"], fmt(n), fmt(a), f"x{s:.2f}" if s else "–"]
+        name = r["program"] + (" (whole process)" if r["wall"] else "")
+        cells = [name, r["suite"], fmt(n), fmt(a), f"x{s:.2f}" if s else "–"]
         for m in extra:
             x = ratio(n, r["modes"].get(m, {}).get("median_ms"))
             cells.append(f"x{x:.2f}" if x else "–")
@@ -415,8 +416,8 @@ def main():
                     stats.write(f"{prog['name']}: {line}\n")
             stats.flush()
             if run["status"] != "ok" or any(r["error"] for r in rows.values()):
-                why = run["status"] if run["status"] != "ok" else "; ".join(
-                    f"{n}: {r['error']}" for n, r in rows.items() if r["error"])
+                why = "; ".join([run["status"]] * (run["status"] != "ok") +
+                                [f"{n}: {r['error']}" for n, r in rows.items() if r["error"]])
                 tail = [l for l in run["stderr"].strip().splitlines() if not l.startswith("acs-stats:")]
                 tail = tail[-1][:160] if tail else ""
                 problems.setdefault(mode, []).append(why + (f" (stderr: {tail})" if tail else ""))

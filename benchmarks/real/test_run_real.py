@@ -26,6 +26,7 @@ FAKE_PROGRAM = textwrap.dedent(r'''
         print("real-result: name=beta ms=4.0 sha256=def")
         if os.environ.get("FAKE_ROW_ERROR"):
             print("real-result: name=gamma suite=fake error=RuntimeError: no such kernel here")
+            sys.exit(1)
     elif kind == "stdout":
         print("result 42")
         print(f"Time = {0.5 if preloaded else 0.25:.5f} s, Throughput = 1 GB/s")
@@ -134,6 +135,9 @@ class RunRealTest(unittest.TestCase):
         rows = {r["program"]: r for r in self.read_csv(out)}
         self.assertEqual(rows["gamma"]["identical"], "failed")
         self.assertIn("no such kernel here", p.stdout)
+        # The process exited 1, but the rows it printed still count.
+        self.assertEqual(rows["alpha"]["identical"], "yes")
+        self.assertEqual(rows["alpha"]["acs_ms"], "2.000")
 
     def test_stdout_digest_regex_time_and_wall(self):
         m = self.manifest(r'''
