@@ -6,6 +6,7 @@
 # the summary table last.
 #
 #   scripts/bench.sh [--quick] [--only REGEX] [--out DIR] [--build DIR] [--no-build] [--reps N]
+#   scripts/bench.sh --real [ARGS...]   the real-program benchmark instead: scripts/bench_real.sh ARGS
 #
 #   --quick      smoke run: one short configuration per workload, small sizes, 2 reps
 #   --only RE    only configurations whose name matches RE (grep -E), e.g. 'synth|drl-ant'
@@ -40,6 +41,7 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift ;;
     --no-build) do_build=0 ;;
     --reps) reps=$2; shift ;;
+    --real) shift; exec "$root/scripts/bench_real.sh" "$@" ;;
     -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac

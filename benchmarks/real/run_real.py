@@ -1,0 +1,457 @@
+#!/usr/bin/env python3
+"""Real-program benchmark runner: each program natively and under LD_PRELOAD=libacs.so.
+
+Reads one or more TOML manifests (benchmarks/real/*.toml; format in README.md), runs every
+program in every mode, interleaved (repeat r runs the modes in order, repeat r+1 in reverse:
+A B B A ..., which cancels a linear drift), keeps the medians, compares the output digests
+bit for bit with the native ones, then runs it once more under ACS_STATS=1 (untimed, for
+the acs-stats: lines). Ratios only ever compare runs of this one invocation.
+
+Modes: native (no preload), acs (preload), acs_disable (preload, ACS_DISABLE=1), and any
+--mode NAME:VAR=VAL[,VAR=VAL] (preload plus those variables), e.g. --mode graph_off:ACS_GRAPH=off.
+
+Writes into --out: real_programs.csv (program,suite,native_ms,acs_ms,speedup,identical),
+real_programs_modes.csv (every mode), real_programs_stats.txt (acs-stats: lines),
+real_programs.md (the table), real_programs_runs.log (each run's command and output tail).
+Prints the table last. Exit status: 0 when every run succeeded and every digest matched
+(or without a GPU); 1 otherwise. Standard library only.
+"""
+import argparse
+import csv
+import hashlib
+import math
+import os
+import re
+import shlex
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULT_PREFIX = "real-result:"
+LOG_TAIL = 3000  # characters of each stream kept per run in the log
+
+
+# ---------------------------------------------------------------- manifests
+
+def load_programs(paths, bin_dir, python):
+    """Programs of the manifests, in order; placeholders in cmd expanded."""
+    programs = []
+    for path in paths:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+        defaults = data.get("defaults", {})
+        subst = {"bin": bin_dir, "here": HERE, "python": python, "root": os.path.dirname(os.path.dirname(HERE)),
+                 "tmp": tempfile.gettempdir()}
+        for p in data.get("program", []):
+            p = {**defaults, **p}
+            for key in ("name", "suite", "cmd"):
+                if key not in p:
+                    raise SystemExit(f"{path}: a program lacks '{key}': {p}")
+            p["cmd"] = [a.format(**subst) for a in p["cmd"]]
+            p["env"] = {k: str(v).format(**subst) for k, v in p.get("env", {}).items()}
+            p["requires"] = [r.format(**subst) for r in p.get("requires", [])]  # paths that must exist
+            p.setdefault("time", "lines")     # lines | wall | regex
+            p.setdefault("digest", "lines")   # lines | stdout | none
+            p["manifest"] = path
+            programs.append(p)
+    # Lower priority first, then manifest order: a deadline cuts from the end.
+    return sorted(programs, key=lambda p: p.get("priority", 50))
+
+
+# ---------------------------------------------------------------- one run
+
+def run_once(prog, mode_env, timeout):
+    """Runs the program once; returns a dict with rc, status, wall_ms, stdout, stderr."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    env.update(prog["env"])
+    env.update(mode_env)
+    exe = prog["cmd"][0]
+    if os.sep in exe and not os.path.exists(exe):
+        return {"rc": None, "status": f"missing {exe}", "wall_ms": None, "stdout": "", "stderr": ""}
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.Popen(prog["cmd"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                cwd=prog.get("cwd") or None)
+    except OSError as e:
+        return {"rc": None, "status": f"cannot start: {e}", "wall_ms": None, "stdout": "", "stderr": ""}
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        status = "ok" if proc.returncode == 0 else f"rc={proc.returncode}"
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the program's own process group: it and its children
+        out, err = proc.communicate()
+        status = f"timeout after {timeout:.0f} s"
+    wall_ms = (time.perf_counter() - t0) * 1e3
+    return {"rc": proc.returncode, "status": status, "wall_ms": wall_ms,
+            "stdout": out.decode("utf-8", "replace"), "stderr": err.decode("utf-8", "replace")}
+
+
+def parse_result_lines(text):
+    """'real-result: name=X suite=Y ms=1.2 sha256=abc' lines -> {name: fields}; error= takes the rest."""
+    rows = {}
+    for line in text.splitlines():
+        if not line.startswith(RESULT_PREFIX):
+            continue
+        body = line[len(RESULT_PREFIX):].strip()
+        fields = {}
+        if " error=" in " " + body:
+            head, _, msg = (" " + body).partition(" error=")
+            body, fields["error"] = head.strip(), msg.strip()
+        for tok in body.split():
+            k, _, v = tok.partition("=")
+            fields[k] = v
+        if "name" in fields:
+            rows[fields["name"]] = fields
+    return rows
+
+
+def stdout_digest(prog, text):
+    """sha256 of stdout without the lines matching any 'drop' regex (timings), optionally sorted."""
+    drop = [re.compile(r) for r in prog.get("drop", [])]
+    lines = [l.rstrip() for l in text.splitlines()
+             if not l.startswith(RESULT_PREFIX) and not any(d.search(l) for d in drop)]
+    if prog.get("sort_lines"):
+        lines.sort()
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:32]
+
+
+def regex_time(prog, text):
+    """ms from the program's own timing lines: named group t (ms = t * scale) or n and rate
+    (ms = scale * n / rate); several matches combine with time_pick (sum, first, last)."""
+    rx = re.compile(prog["time_regex"], re.MULTILINE)  # ^ and $ per line
+    scale = float(prog.get("time_scale", 1.0))
+    values = []
+    for m in rx.finditer(text):
+        g = m.groupdict()
+        if g.get("t") is not None:
+            values.append(float(g["t"]) * scale)
+        elif g.get("n") is not None and g.get("rate") is not None and float(g["rate"]) > 0:
+            values.append(scale * float(g["n"]) / float(g["rate"]))
+    if not values:
+        return None
+    pick = prog.get("time_pick", "sum")
+    return {"sum": sum(values), "first": values[0], "last": values[-1]}[pick]
+
+
+def results_of(prog, run):
+    """{row: {'ms', 'digest', 'error', 'suite'}} for one run. The rows a program printed count
+    even when it then failed (one model's error must not hide the others); a program timed
+    from its whole output counts only when it exited 0."""
+    if prog["time"] != "lines" and run["status"] != "ok":
+        return {}
+    if prog["time"] == "lines" or prog["digest"] == "lines":
+        lines = parse_result_lines(run["stdout"])
+    else:
+        lines = {}
+    if prog["time"] == "lines":
+        rows = {}
+        for name, f in lines.items():
+            ms = float(f["ms"]) if "ms" in f and "error" not in f else None
+            rows[name] = {"ms": ms, "digest": f.get("sha256"), "error": f.get("error"),
+                          "suite": f.get("suite", prog["suite"])}
+        return rows
+    ms = run["wall_ms"] if prog["time"] == "wall" else regex_time(prog, run["stdout"])
+    if prog["digest"] == "stdout":
+        digest = stdout_digest(prog, run["stdout"])
+    elif prog["digest"] == "lines":
+        digest = lines.get(prog["name"], {}).get("sha256")
+    else:
+        digest = None
+    error = None if ms is not None else "no timing line matched"
+    return {prog["name"]: {"ms": ms, "digest": digest, "error": error, "suite": prog["suite"]}}
+
+
+# ---------------------------------------------------------------- aggregation
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def summarise(prog, mode_names, runs, verdict_if_none="failed"):
+    """runs: list of (mode, run, rows). Returns per-row dicts with per-mode medians and verdicts
+    (verdict_if_none for a program that did not run: missing, skipped)."""
+    names = []
+    for _, _, rows in runs:
+        names += [n for n in rows if n not in names]
+    if not names:
+        names = [prog["name"]]
+    out = []
+    for name in names:
+        suite = next((rows[name]["suite"] for _, _, rows in runs if name in rows), prog["suite"])
+        per_mode = {}
+        for mode in mode_names + ["acs_stats"]:
+            mine = [(run, rows.get(name)) for m, run, rows in runs if m == mode]
+            if not mine:
+                continue
+            problems = []
+            for run, r in mine:
+                if r is None:
+                    problems.append(run["status"] if run["status"] != "ok" else "row missing")
+                elif r["error"]:
+                    problems.append(r["error"])
+            good = [r for _, r in mine if r is not None and not r["error"]]
+            per_mode[mode] = {
+                "runs": len(mine), "ok": len(good),
+                "ms": [r["ms"] for r in good], "median_ms": median([r["ms"] for r in good]),
+                "wall_ms": median([run["wall_ms"] for run, _ in mine]),
+                "digests": [r["digest"] for r in good], "problems": problems,
+            }
+        native = per_mode.get("native", {"digests": [], "problems": ["not run"], "ok": 0})
+        ref = set(native["digests"])
+        verdict = "yes"
+        for mode, pm in per_mode.items():
+            pm["identical"] = ("n/a" if not pm["digests"] or None in pm["digests"] or len(ref) != 1
+                               else "yes" if set(pm["digests"]) == ref else "no")
+        if not runs:
+            verdict = verdict_if_none
+        elif any(pm["problems"] for pm in per_mode.values()):
+            verdict = "failed"
+        elif not ref or None in ref:
+            verdict = "n/a"
+        elif len(ref) > 1:
+            verdict = "native-varies"
+        elif any(pm["identical"] == "no" for pm in per_mode.values()):
+            verdict = "no"
+        out.append({"program": name, "suite": suite, "modes": per_mode, "identical": verdict,
+                    "process": prog["name"], "wall": prog["time"] == "wall"})
+    return out
+
+
+def fmt(x, digits=3):
+    return "" if x is None else f"{x:.{digits}f}"
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def geomean(xs):
+    xs = [x for x in xs if x]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+# ---------------------------------------------------------------- outputs
+
+def write_outputs(out_dir, results, mode_names, mode_envs, meta, failures, skipped):
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "real_programs.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["program", "suite", "native_ms", "acs_ms", "speedup", "identical"])
+        for r in results:
+            n = r["modes"].get("native", {}).get("median_ms")
+            a = r["modes"].get("acs", {}).get("median_ms")
+            w.writerow([r["program"], r["suite"], fmt(n), fmt(a), fmt(ratio(n, a)), r["identical"]])
+    with open(os.path.join(out_dir, "real_programs_modes.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["program", "suite", "mode", "env", "runs", "ok_runs", "median_ms", "min_ms", "max_ms",
+                    "speedup_vs_native", "wall_median_ms", "digest", "identical_to_native", "problems"])
+        for r in results:
+            n = r["modes"].get("native", {}).get("median_ms")
+            for mode, pm in r["modes"].items():
+                ms = [x for x in pm["ms"] if x is not None]
+                env = " ".join(f"{k}={v}" for k, v in mode_envs.get(mode, {}).items() if k != "LD_PRELOAD")
+                w.writerow([r["program"], r["suite"], mode, env, pm["runs"], pm["ok"], fmt(pm["median_ms"]),
+                            fmt(min(ms) if ms else None), fmt(max(ms) if ms else None),
+                            fmt(ratio(n, pm["median_ms"])) if mode != "native" else "",
+                            fmt(pm["wall_ms"], 1), "|".join(sorted(set(str(d) for d in pm["digests"]))),
+                            pm["identical"], "; ".join(pm["problems"])])
+    md = markdown(results, mode_names, meta, failures, skipped)
+    with open(os.path.join(out_dir, "real_programs.md"), "w") as f:
+        f.write(md)
+    return md
+
+
+def markdown(results, mode_names, meta, failures, skipped):
+    extra = [m for m in mode_names if m not in ("native", "acs")]
+    head = ["program", "suite", "native ms", "acs ms", "speed-up"] + [f"{m} (x)" for m in extra] + ["identical"]
+    lines = [f"Real programs: {meta}", "",
+             "speed-up = native ms / acs ms (median of the repeats; each program times its own steady "
+             "state, or as stated in benchmarks/real/README.md); the other columns are native ms / that "
+             "mode's ms; identical: every run's output digest equals the native one.", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    speedups = {}
+    for r in results:
+        n = r["modes"].get("native", {}).get("median_ms")
+        a = r["modes"].get("acs", {}).get("median_ms")
+        s = ratio(n, a)
+        speedups.setdefault(r["suite"], []).append(s)
+        name = r["program"] + (" (whole process)" if r["wall"] else "")
+        cells = [name, r["suite"], fmt(n), fmt(a), f"x{s:.2f}" if s else "–"]
+        for m in extra:
+            x = ratio(n, r["modes"].get(m, {}).get("median_ms"))
+            cells.append(f"x{x:.2f}" if x else "–")
+        cells.append(r["identical"] if r["identical"] == "yes" else f"**{r['identical']}**")
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    parts = [f"{suite} x{g:.2f} ({len([x for x in v if x])})" for suite, v in speedups.items()
+             if (g := geomean(v))]
+    allg = geomean([x for v in speedups.values() for x in v])
+    if allg:
+        lines.append(f"Geometric mean of the speed-ups: all x{allg:.2f}; " + ", ".join(parts) + ".")
+    for f in failures:
+        lines.append(f"- FAILED: {f}")
+    for s in skipped:
+        lines.append(f"- SKIPPED: {s}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- main
+
+def have_gpu():
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.splitlines()[0] if "GPU" in out else None
+
+
+def parse_modes(args):
+    envs = {"native": {}}
+    if args.lib:
+        envs["acs"] = {"LD_PRELOAD": args.lib}
+        envs["acs_disable"] = {"LD_PRELOAD": args.lib, "ACS_DISABLE": "1"}
+        for spec in args.mode:
+            name, _, assigns = spec.partition(":")
+            env = {"LD_PRELOAD": args.lib}
+            for a in filter(None, assigns.split(",")):
+                k, eq, v = a.partition("=")
+                if not eq:
+                    raise SystemExit(f"--mode {spec}: expected NAME:VAR=VAL[,VAR=VAL]")
+                env[k] = v
+            envs[name] = env
+    wanted = [m for m in args.modes.split(",") if m] + [m.partition(":")[0] for m in args.mode]
+    names = [m for m in dict.fromkeys(wanted) if m in envs]
+    if args.lib:
+        envs["acs_stats"] = {"LD_PRELOAD": args.lib, "ACS_STATS": "1"}
+    return names, envs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("manifests", nargs="+", help="TOML manifests (benchmarks/real/*.toml)")
+    ap.add_argument("--lib", default=os.environ.get("ACS_LIB"), help="libacs.so (default: $ACS_LIB)")
+    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "docs", "results"))
+    ap.add_argument("--reps", type=int, help="timed runs per mode, for every program (default: the "
+                    "manifest's reps, else 3)")
+    ap.add_argument("--modes", default="native,acs,acs_disable", help="base modes, in run order")
+    ap.add_argument("--mode", action="append", default=[], help="extra mode NAME:VAR=VAL[,VAR=VAL]")
+    ap.add_argument("--only", help="regex: only programs (processes) whose name matches")
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per run unless the manifest says")
+    ap.add_argument("--deadline", type=float, help="seconds after which the remaining programs are skipped")
+    ap.add_argument("--hard-deadline", type=float,
+                    help="seconds after which every remaining run is skipped, within a program too")
+    ap.add_argument("--bin-dir", default=os.environ.get("ACS_REAL_BIN", ".real-src/bin"),
+                    help="folder of built programs, {bin} in manifests")
+    ap.add_argument("--python", default=sys.executable, help="{python} in manifests")
+    ap.add_argument("--no-stats", action="store_true", help="skip the ACS_STATS=1 pass")
+    ap.add_argument("--allow-no-gpu", action="store_true", help="run even without a GPU (tests)")
+    ap.add_argument("--meta", default="", help="text for the table's heading")
+    args = ap.parse_args()
+    t_start = time.monotonic()
+
+    gpu = have_gpu()
+    if not gpu and not args.allow_no_gpu:
+        print("run_real.py: no NVIDIA GPU found (nvidia-smi -L): nothing measured; run it on a GPU machine.")
+        return 0
+    if args.lib and not os.path.isfile(args.lib):
+        raise SystemExit(f"run_real.py: --lib {args.lib} does not exist")
+    mode_names, mode_envs = parse_modes(args)
+    bin_dir = os.path.abspath(args.bin_dir)
+    programs = load_programs(args.manifests, bin_dir, args.python)
+    if args.only:
+        programs = [p for p in programs if re.search(args.only, p["name"])]
+    os.makedirs(args.out, exist_ok=True)
+    log = open(os.path.join(args.out, "real_programs_runs.log"), "w")
+    stats = open(os.path.join(args.out, "real_programs_stats.txt"), "w")
+    failures, skipped, results = [], [], []
+    if not args.lib:
+        failures.append("no libacs.so (--lib or ACS_LIB): native runs only")
+    print(f"== real programs: {len(programs)} programs, modes {','.join(mode_names)}, {args.reps or 'manifest'} reps"
+          f"{', no GPU' if not gpu else ''}", flush=True)
+
+    for prog in programs:
+        if args.deadline is not None and time.monotonic() - t_start >= args.deadline:
+            skipped.append(f"{prog['name']} (deadline {args.deadline:.0f} s reached)")
+            results += summarise(prog, mode_names, [], "skipped")
+            continue
+        exe = prog["cmd"][0]
+        absent = [p for p in ([exe] if os.sep in exe else []) + prog["requires"] if not os.path.exists(p)]
+        if absent:
+            failures.append(f"{prog['name']}: missing {', '.join(absent)}")
+            results += summarise(prog, mode_names, [], "missing")
+            print(f"  {prog['name']:<28} MISSING {', '.join(absent)}", flush=True)
+            continue
+        timeout = float(prog.get("timeout", args.timeout))
+        reps = args.reps or int(prog.get("reps", 3))
+        runs, problems = [], {}
+        t_prog = time.monotonic()
+        plan = []
+        for rep in range(reps):
+            plan += [(m, rep) for m in (mode_names if rep % 2 == 0 else mode_names[::-1])]
+        if args.lib and not args.no_stats:
+            plan.append(("acs_stats", reps))
+        for mode, rep in plan:
+            env = dict(mode_envs.get(mode, {}))
+            left = None if args.hard_deadline is None else args.hard_deadline - (time.monotonic() - t_start)
+            if left is not None and left < 1:
+                run = {"rc": None, "status": "not run (hard deadline)", "wall_ms": None, "stdout": "", "stderr": ""}
+            else:
+                run = run_once(prog, env, timeout if left is None else min(timeout, left))
+            rows = results_of(prog, run)
+            runs.append((mode, run, rows))
+            log.write(f"### {prog['name']} {mode} rep {rep}: {run['status']}, {fmt(run['wall_ms'], 0)} ms wall\n"
+                      f"$ {' '.join(f'{k}={shlex.quote(v)}' for k, v in {**prog['env'], **env}.items())} "
+                      f"{shlex.join(prog['cmd'])}\n"
+                      f"--- stdout (tail)\n{run['stdout'][-LOG_TAIL:]}\n--- stderr (tail)\n{run['stderr'][-LOG_TAIL:]}\n")
+            log.flush()
+            for line in run["stderr"].splitlines():
+                if line.startswith("acs-stats:") and mode == "acs_stats":
+                    stats.write(f"{prog['name']}: {line}\n")
+            stats.flush()
+            if run["status"] != "ok" or any(r["error"] for r in rows.values()):
+                why = "; ".join([run["status"]] * (run["status"] != "ok") +
+                                [f"{n}: {r['error']}" for n, r in rows.items() if r["error"]])
+                tail = [l for l in run["stderr"].strip().splitlines() if not l.startswith("acs-stats:")]
+                tail = tail[-1][:160] if tail else ""
+                problems.setdefault(mode, []).append(why + (f" (stderr: {tail})" if tail else ""))
+        if problems:  # one line per program: the modes that failed, grouped by their first reason
+            by_reason = {}
+            for m, p in problems.items():
+                by_reason.setdefault(p[0], []).append(f"{m} {len(p)}/{sum(1 for x, _ in plan if x == m)}")
+            failures.append(f"{prog['name']}: " + "; ".join(
+                f"{', '.join(ms)} runs: {why}" for why, ms in by_reason.items()))
+        summary = summarise(prog, mode_names, runs)
+        results += summary
+        for r in summary:
+            n = r["modes"].get("native", {}).get("median_ms")
+            a = r["modes"].get("acs", {}).get("median_ms")
+            print(f"  {r['program']:<28} {r['suite']:<14} native {fmt(n):>9} ms  acs {fmt(a):>9} ms  "
+                  f"x{fmt(ratio(n, a), 2) or '–':<5} identical {r['identical']}", flush=True)
+        print(f"  ({prog['name']}: {len(plan)} runs in {time.monotonic() - t_prog:.0f} s)", flush=True)
+
+    meta = args.meta or (gpu or "no GPU")
+    described = []
+    for m in mode_names:
+        env = " ".join(f"{k}={v}" for k, v in mode_envs[m].items() if k != "LD_PRELOAD")
+        described.append(f"{m} ({env or ('no preload' if m == 'native' else 'preload')})")
+    reps_text = f"{args.reps} reps" if args.reps else "reps as in the manifests (default 3)"
+    meta += f"; {reps_text}; modes: {', '.join(described)}"
+    md = write_outputs(args.out, results, mode_names, mode_envs, meta, failures, skipped)
+    log.close()
+    stats.close()
+    print(f"== wrote {args.out}/real_programs.csv, real_programs_modes.csv, real_programs_stats.txt, "
+          f"real_programs.md, real_programs_runs.log in {time.monotonic() - t_start:.0f} s\n")
+    print(md, end="")
+    bad = failures or skipped or any(r["identical"] not in ("yes",) for r in results)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""Tests of run_real.py without a GPU: a fake program (a Python script whose behaviour the
+environment selects) and a fake preload (a tiny .so built with cc that prints an acs-stats:
+line at exit under ACS_STATS=1). Run: python3 benchmarks/real/test_run_real.py"""
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNNER = os.path.join(HERE, "run_real.py")
+
+FAKE_PROGRAM = textwrap.dedent(r'''
+    import os, sys, time
+    preloaded = bool(os.environ.get("LD_PRELOAD"))
+    kind = sys.argv[1]
+    if kind == "lines":
+        slow = 2.0 if preloaded and not os.environ.get("ACS_DISABLE") else 1.0
+        d = "bad" if preloaded and os.environ.get("FAKE_MISMATCH") else "abc"
+        print(f"real-result: name=alpha suite=fake ms={1.0 * slow} sha256={d}")
+        print("real-result: name=beta ms=4.0 sha256=def")
+        if os.environ.get("FAKE_ROW_ERROR"):
+            print("real-result: name=gamma suite=fake error=RuntimeError: no such kernel here")
+            sys.exit(1)
+    elif kind == "stdout":
+        print("result 42")
+        print(f"Time = {0.5 if preloaded else 0.25:.5f} s, Throughput = 1 GB/s")
+        print("Throughput = 2.0000 MElements/s, Size = 1000 Elements")
+    elif kind == "hang":
+        time.sleep(60)
+    elif kind == "varies":
+        print(time.time_ns())
+    elif kind == "fail_preloaded":
+        sys.exit(3 if preloaded else 0)
+''')
+
+FAKE_PRELOAD = r'''
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((destructor)) static void at_exit_stats(void) {
+  const char* s = getenv("ACS_STATS");
+  if (s && s[0] == '1') fprintf(stderr, "acs-stats: fake kernels=0\n");
+}
+'''
+
+
+class RunRealTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="run_real_test.")
+        cls.prog = os.path.join(cls.tmp, "fake.py")
+        with open(cls.prog, "w") as f:
+            f.write(FAKE_PROGRAM)
+        cls.lib = os.path.join(cls.tmp, "libfake.so")
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if cc is None:
+            raise unittest.SkipTest("no C compiler for the fake preload")
+        src = os.path.join(cls.tmp, "fake.c")
+        with open(src, "w") as f:
+            f.write(FAKE_PRELOAD)
+        subprocess.run([cc, "-shared", "-fPIC", "-o", cls.lib, src], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def manifest(self, body):
+        path = os.path.join(self.tmp, f"m{self.id().split('.')[-1]}.toml")
+        with open(path, "w") as f:
+            f.write(textwrap.dedent(body).replace("PROG", self.prog))
+        return path
+
+    def run_runner(self, manifest, *extra, env=None):
+        out = os.path.join(self.tmp, "out-" + self.id().split(".")[-1])
+        cmd = [sys.executable, RUNNER, manifest, "--lib", self.lib, "--out", out, "--reps", "3",
+               "--allow-no-gpu", "--timeout", "5", *extra]
+        p = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})})
+        return p, out
+
+    def read_csv(self, out, name="real_programs.csv"):
+        with open(os.path.join(out, name), newline="") as f:
+            return list(csv.DictReader(f))
+
+    def test_lines_program(self):
+        m = self.manifest('''
+            [[program]]
+            name = "fake"
+            suite = "fake-suite"
+            cmd = ["{python}", "PROG", "lines"]
+        ''')
+        p, out = self.run_runner(m, "--mode", "extra:FOO=1")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(os.path.join(out, "real_programs.csv")) as f:
+            self.assertEqual(f.readline().strip(), "program,suite,native_ms,acs_ms,speedup,identical")
+        rows = {r["program"]: r for r in self.read_csv(out)}
+        self.assertEqual(rows["alpha"]["suite"], "fake")
+        self.assertEqual(rows["beta"]["suite"], "fake-suite")
+        self.assertEqual(rows["alpha"]["native_ms"], "1.000")
+        self.assertEqual(rows["alpha"]["acs_ms"], "2.000")
+        self.assertEqual(rows["alpha"]["speedup"], "0.500")
+        self.assertEqual(rows["alpha"]["identical"], "yes")
+        modes = {(r["program"], r["mode"]): r for r in self.read_csv(out, "real_programs_modes.csv")}
+        self.assertEqual(modes[("alpha", "acs_disable")]["median_ms"], "1.000")
+        self.assertEqual(modes[("alpha", "native")]["runs"], "3")
+        self.assertEqual(modes[("alpha", "extra")]["env"], "FOO=1")
+        self.assertEqual(modes[("alpha", "acs_stats")]["runs"], "1")
+        with open(os.path.join(out, "real_programs_stats.txt")) as f:
+            self.assertIn("fake: acs-stats: fake kernels=0", f.read())
+        # The table is printed last.
+        self.assertTrue(p.stdout.rstrip().splitlines()[-1].startswith("Geometric mean"), p.stdout)
+        # Interleaved: A B C C B A A B C, then the stats pass.
+        with open(os.path.join(out, "real_programs_runs.log")) as f:
+            order = [l.split()[2] for l in f if l.startswith("### ")]
+        base = ["native", "acs", "acs_disable", "extra"]
+        self.assertEqual(order, base + base[::-1] + base + ["acs_stats"])
+
+    def test_mismatch_and_row_error(self):
+        m = self.manifest('''
+            [[program]]
+            name = "fake"
+            suite = "fake"
+            cmd = ["{python}", "PROG", "lines"]
+        ''')
+        p, out = self.run_runner(m, env={"FAKE_MISMATCH": "1"})
+        self.assertEqual(p.returncode, 1)
+        rows = {r["program"]: r for r in self.read_csv(out)}
+        self.assertEqual(rows["alpha"]["identical"], "no")
+        self.assertEqual(rows["beta"]["identical"], "yes")
+        p, out = self.run_runner(m, env={"FAKE_ROW_ERROR": "1"})
+        rows = {r["program"]: r for r in self.read_csv(out)}
+        self.assertEqual(rows["gamma"]["identical"], "failed")
+        self.assertIn("no such kernel here", p.stdout)
+        # The process exited 1, but the rows it printed still count.
+        self.assertEqual(rows["alpha"]["identical"], "yes")
+        self.assertEqual(rows["alpha"]["acs_ms"], "2.000")
+
+    def test_stdout_digest_regex_time_and_wall(self):
+        m = self.manifest(r'''
+            [[program]]
+            name = "own-time"
+            suite = "s"
+            cmd = ["{python}", "PROG", "stdout"]
+            time = "regex"
+            time_regex = 'Time = (?P<t>[0-9.]+) s'
+            time_scale = 1000
+            digest = "stdout"
+            drop = ['Time =']
+
+            [[program]]
+            name = "rate-time"
+            suite = "s"
+            cmd = ["{python}", "PROG", "stdout"]
+            time = "regex"
+            time_regex = 'Throughput = (?P<rate>[0-9.]+) MElements/s, Size = (?P<n>[0-9]+)'
+            time_scale = 1e-3
+            digest = "stdout"
+            drop = ['Time =']
+
+            [[program]]
+            name = "wall"
+            suite = "s"
+            cmd = ["{python}", "PROG", "stdout"]
+            time = "wall"
+            digest = "stdout"
+        ''')
+        p, out = self.run_runner(m)
+        rows = {r["program"]: r for r in self.read_csv(out)}
+        self.assertEqual(rows["own-time"]["native_ms"], "250.000")
+        self.assertEqual(rows["own-time"]["acs_ms"], "500.000")
+        self.assertEqual(rows["own-time"]["identical"], "yes")
+        self.assertEqual(rows["rate-time"]["native_ms"], "0.500")
+        self.assertGreater(float(rows["wall"]["native_ms"]), 0)
+        # Without the filter the timing line differs under the preload.
+        self.assertEqual(rows["wall"]["identical"], "no")
+        self.assertEqual(p.returncode, 1)
+
+    def test_failures_are_reported(self):
+        m = self.manifest('''
+            [[program]]
+            name = "hang"
+            suite = "s"
+            cmd = ["{python}", "PROG", "hang"]
+            timeout = 1
+            reps = 1
+            time = "wall"
+            digest = "stdout"
+
+            [[program]]
+            name = "missing"
+            suite = "s"
+            cmd = ["{bin}/no_such_program"]
+            time = "wall"
+
+            [[program]]
+            name = "crash"
+            suite = "s"
+            cmd = ["{python}", "PROG", "fail_preloaded"]
+            time = "wall"
+            digest = "stdout"
+
+            [[program]]
+            name = "varies"
+            suite = "s"
+            cmd = ["{python}", "PROG", "varies"]
+            time = "wall"
+            digest = "stdout"
+        ''')
+        p, out = self.run_runner(m, "--bin-dir", self.tmp)
+        self.assertEqual(p.returncode, 1)
+        rows = {r["program"]: r for r in self.read_csv(out)}
+        self.assertEqual(set(rows), {"hang", "missing", "crash", "varies"})
+        self.assertEqual(rows["hang"]["identical"], "failed")
+        self.assertEqual(rows["missing"]["identical"], "missing")
+        self.assertEqual(rows["crash"]["identical"], "failed")
+        self.assertNotEqual(rows["crash"]["native_ms"], "")
+        self.assertEqual(rows["crash"]["acs_ms"], "")
+        self.assertEqual(rows["varies"]["identical"], "native-varies")
+        self.assertIn("timeout after 1 s", p.stdout)
+        self.assertIn("missing", p.stdout)
+        self.assertIn("crash: acs 3/3, acs_disable 3/3, acs_stats 1/1 runs: rc=3", p.stdout)
+
+    def test_deadline_and_only(self):
+        m = self.manifest('''
+            [[program]]
+            name = "first"
+            suite = "s"
+            cmd = ["{python}", "PROG", "lines"]
+            [[program]]
+            name = "second"
+            suite = "s"
+            cmd = ["{python}", "PROG", "lines"]
+        ''')
+        p, out = self.run_runner(m, "--deadline", "0")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("SKIPPED: first", p.stdout)
+        self.assertIn("SKIPPED: second", p.stdout)
+        self.assertEqual({r["identical"] for r in self.read_csv(out)}, {"skipped"})
+        p, out = self.run_runner(m, "--hard-deadline", "0")
+        self.assertIn("not run (hard deadline)", p.stdout)
+        p, out = self.run_runner(m, "--only", "^second$", "--no-stats")
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn("1 programs", p.stdout)
+
+    def test_no_gpu_exits_zero(self):
+        if shutil.which("nvidia-smi"):
+            self.skipTest("this machine has nvidia-smi")
+        m = self.manifest('''
+            [[program]]
+            name = "x"
+            suite = "s"
+            cmd = ["{python}", "PROG", "lines"]
+        ''')
+        p = subprocess.run([sys.executable, RUNNER, m, "--out", os.path.join(self.tmp, "nogpu")],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("no NVIDIA GPU", p.stdout)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "nogpu")))
+
+
+class ManifestTest(unittest.TestCase):
+    """The committed manifests: complete entries, and time regexes that match the timing
+    lines the programs print (written here from their printf formats)."""
+
+    PRINTED = {
+        "scan": "scan, Throughput = 2000.0000 MElements/s, Time = 0.00001 s, Size = 1024 Elements, NumDevsUsed = 1\n"
+                "scan, Throughput = 50000.0000 MElements/s, Time = 0.00005 s, Size = 262144 Elements, NumDevsUsed = 1",
+        "reduction": "Reduction, Throughput = 2000.0000 GB/s, Time = 0.00003 s, Size = 16777216 Elements, NumDevsUsed = 1",
+        "sortingNetworks": "Average time: 0.100000 ms\n\nAverage time: 0.200000 ms",
+        "mergeSort": "Time: 12.500000 ms",
+        "radixSortThrust": "radixSortThrust, Throughput = 2000.0000 MElements/s, Time = 0.00052 s, Size = 1048576 elements",
+        "convolutionSeparable": "convolutionSeparable, Throughput = 9437.1840 MPixels/sec, Time = 0.00100 s, Size = 9437184 Pixels",
+        "FDTD3d": "FDTD3d, Throughput = 2097.1520 MPoints/s, Time = 0.00100 s, Size = 2097152 Points, NumDevsUsed = 1",
+        "jacobiCudaGraphs-nograph": "GPU Processing time: 45.500000 (ms)",
+        "jacobiCudaGraphs-graph": "GPU Processing time: 20.000000 (ms)",
+        "simpleHyperQ": "Measured time for sample = 0.021s",
+        "simpleStreams": "memcopy:\t1.23\nkernel:\t\t2.00\nnon-streamed:\t3.50\n4 streams:\t2.10",
+    }
+    EXPECTED_MS = {"scan": 0.000512 + 0.00524288, "reduction": 0.033554432, "sortingNetworks": 0.3, "mergeSort": 12.5,
+                   "radixSortThrust": 0.524288, "convolutionSeparable": 1.0, "FDTD3d": 1.0,
+                   "jacobiCudaGraphs-nograph": 45.5, "jacobiCudaGraphs-graph": 20.0, "simpleHyperQ": 21.0,
+                   "simpleStreams": 2.1}
+
+    def programs(self):
+        sys.path.insert(0, HERE)
+        import run_real
+        paths = [os.path.join(HERE, m) for m in ("programs.toml", "cuda_samples.toml")]
+        return run_real, run_real.load_programs(paths, "/bin-dir", "python3")
+
+    def test_entries_are_complete(self):
+        _, progs = self.programs()
+        self.assertGreaterEqual(len([p for p in progs if p["suite"] == "cuda-samples"]), 6)
+        for p in progs:
+            for key in ("what", "origin", "licence"):
+                self.assertTrue(p.get(key), f"{p['name']} lacks {key}")
+            self.assertIn(p["time"], ("lines", "wall", "regex"))
+            self.assertIn(p["digest"], ("lines", "stdout", "none"))
+            if p["time"] == "regex":
+                self.assertIn("time_regex", p)
+            for d in p.get("drop", []):
+                re.compile(d)
+        self.assertEqual(progs[0]["name"], "torch")  # priorities: the longest first
+
+    def test_time_regexes_match_the_printed_lines(self):
+        run_real, progs = self.programs()
+        regex_progs = {p["name"]: p for p in progs if p["time"] == "regex"}
+        self.assertEqual(set(regex_progs), set(self.PRINTED))
+        for name, text in self.PRINTED.items():
+            p = regex_progs[name]
+            self.assertAlmostEqual(run_real.regex_time(p, text), self.EXPECTED_MS[name], places=6, msg=name)
+            # The timing lines are all dropped from the digest.
+            left = [l for l in text.splitlines() if l and not any(re.search(d, l) for d in p["drop"])]
+            self.assertEqual(left, [], name)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
