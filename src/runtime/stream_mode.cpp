@@ -50,6 +50,7 @@ bool stream_mode::probed(const access_set& footprint) {
   if (probe_found_ >= policy_.probe_independent) {
     probe_left_ = 0;
     chained_ = 0;
+    redirected_launches_ = 0;
     mode_.store(stream_mode_kind::redirect, std::memory_order_release);
     return true;
   }
@@ -64,8 +65,11 @@ bool stream_mode::redirected(const access_set& footprint) {
   lock_guard lock(locked_);
   if (mode_.load(std::memory_order_relaxed) != stream_mode_kind::redirect) return false;
   chained_ = conflicts_with_previous(footprint) ? chained_ + 1 : 0;
+  ++redirected_launches_;
   if (chained_ < policy_.chain_to_step_aside) return false;
-  probe_gap_ = policy_.first_probe_gap;
+  // A stay on the pool that did not last: probe it less often than last time.
+  const bool brief = probe_gap_ != 0 && redirected_launches_ < policy_.first_probe_gap;
+  probe_gap_ = brief ? std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap) : policy_.first_probe_gap;
   until_probe_ = probe_gap_;
   probe_left_ = 0;
   mode_.store(stream_mode_kind::aside, std::memory_order_release);
@@ -80,6 +84,7 @@ void stream_mode::reset() noexcept {
   chained_ = 0;
   until_probe_ = probe_left_ = probe_found_ = 0;
   probe_gap_ = 0;
+  redirected_launches_ = 0;
 }
 
 }  // namespace acs

@@ -15,7 +15,9 @@
 // compared with its predecessor's. If `probe_independent` of them are independent of their
 // predecessor, the stream is redirected again (after a fork: later pool kernels wait for what
 // ran on the stream meanwhile). A probe that finds nothing doubles the distance to the next one,
-// up to `max_probe_gap`, so a stream that never shows parallelism costs ever less.
+// up to `max_probe_gap`, so a stream that never shows parallelism costs ever less; so does a
+// return to the pool that did not last (the stream stepped aside again within
+// `first_probe_gap` launches): a stream whose parallelism is only occasional does not shuttle.
 //
 // Thread-safe: several application threads may launch on one stream. The mode is one atomic
 // load on the launch path; the rest is taken under a per-stream spin lock, uncontended in
@@ -32,7 +34,7 @@ enum class stream_mode_kind : std::uint8_t { redirect, aside };
 struct stream_mode_policy {
   unsigned chain_to_step_aside = 32;  // consecutive conflicting launches before stepping aside
   unsigned probe_burst = 16;          // launches whose footprints a probe computes
-  unsigned probe_independent = 2;     // of those, independent of their predecessor: redirect again
+  unsigned probe_independent = 6;     // of those, independent of their predecessor: redirect again
   unsigned first_probe_gap = 256;     // launches between stepping aside and the first probe
   unsigned max_probe_gap = 1u << 16;  // the gap doubles after each probe that finds nothing
 };
@@ -88,6 +90,7 @@ class stream_mode {
   unsigned probe_left_ = 0;     // aside: launches of the current probe still to compute
   unsigned probe_found_ = 0;    // aside: independent launches found by the current probe
   std::uint64_t probe_gap_ = 0;
+  std::uint64_t redirected_launches_ = 0;  // redirect: launches since the stream was redirected
 };
 
 }  // namespace acs

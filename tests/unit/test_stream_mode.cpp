@@ -65,9 +65,12 @@ TEST(stream_mode_policy, an_aside_stream_is_probed_and_redirected_when_paralleli
   // The probe: alternate two buffers, so every launch after the first is independent.
   EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));
   EXPECT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
-  EXPECT_FALSE(mode.probed(writes_buffer(0x9000)));  // one independent: not yet p.probe_independent
-  EXPECT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
-  EXPECT_TRUE(mode.probed(writes_buffer(0x1000)));
+  // Independent launches one by one: the stream is redirected at the p.probe_independent-th.
+  for (unsigned found = 1; found < p.probe_independent; ++found) {
+    EXPECT_FALSE(mode.probed(writes_buffer(found % 2 ? 0x9000 : 0x1000))) << found;
+    EXPECT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+  }
+  EXPECT_TRUE(mode.probed(writes_buffer(p.probe_independent % 2 ? 0x9000 : 0x1000)));
   EXPECT_EQ(mode.mode(), stream_mode_kind::redirect);
 }
 
@@ -91,18 +94,40 @@ TEST(stream_mode_policy, probes_that_find_nothing_back_off_exponentially) {
   EXPECT_EQ(mode.mode(), stream_mode_kind::aside);
 }
 
+// Probes until the stream is redirected (a burst of alternating buffers); returns the direct
+// launches before the successful probe.
+unsigned redirect_by_probe(stream_mode& mode, const stream_mode_policy& p) {
+  unsigned direct = 0;
+  while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++direct;
+  for (unsigned i = 0; i < p.probe_burst; ++i) {
+    if (mode.probed(writes_buffer(i % 2 ? 0x9000 : 0x1000))) return direct;
+    EXPECT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+  }
+  ADD_FAILURE() << "the probe did not redirect the stream";
+  return direct;
+}
+
 TEST(stream_mode_policy, a_redirected_stream_steps_aside_again_after_another_run) {
   stream_mode_policy p;
-  p.first_probe_gap = 0;
-  p.probe_burst = 3;
+  p.first_probe_gap = 8;
   stream_mode mode(p);
   ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
-  ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
-  mode.probed(writes_buffer(0x1000));
-  mode.probed(writes_buffer(0x9000));
-  ASSERT_TRUE(mode.probed(writes_buffer(0x1000)));
+  redirect_by_probe(mode, p);
   // Redirected again: the count of conflicting launches starts over.
   EXPECT_EQ(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 32u);
+}
+
+TEST(stream_mode_policy, returns_to_the_pool_that_do_not_last_are_probed_ever_less_often) {
+  stream_mode_policy p;
+  p.first_probe_gap = 64;  // more than the 32 launches each return to the pool lasts
+  stream_mode mode(p);
+  ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
+  std::vector<unsigned> gaps;
+  for (int i = 0; i < 4; ++i) {
+    gaps.push_back(redirect_by_probe(mode, p));
+    ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
+  }
+  EXPECT_EQ(gaps, (std::vector<unsigned>{64, 128, 256, 512}));
 }
 
 // Several threads feeding one stream a chain (one buffer): it steps aside, and stays aside
