@@ -7,15 +7,21 @@
 // exact variant the caller obtained (cuGetProcAddress is called with the caller's own symbol,
 // version and flags; the pointer it returns is looked up among the real pointers of every
 // variant, resolved once by exact symbol). No suffix is ever derived from a name.
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "interpose/hooks_export.hpp"
 #include "interpose/hooks_generic.hpp"
 #include "interpose/hooks_launch.hpp"
 #include "interpose/hooks_lookup.hpp"
 #include "interpose/real_driver_hooked.hpp"
+#include "src/support/thread_cache.hpp"
 
 namespace acs::hooks {
 
@@ -215,6 +221,53 @@ void check_aliases(const real::driver_state& state, const hooked_symbol* rows, s
   }
 }
 
+// The hooked lines by real address, sorted, for one driver state: libraries may call
+// cuGetProcAddress at every launch (one PyTorch run on the H200 made 2,694 such calls for ~3,000
+// cuBLAS/cuDNN launches), so the swap must cost a binary search, not a scan of the table. Built on first use and published
+// once (the table never changes afterwards); a build that loses the race is discarded.
+struct wrapper_index {
+  const real::driver_state* state = nullptr;
+  std::vector<std::pair<void*, const hooked_symbol*>> by_real;
+};
+
+const wrapper_index* index_for(const real::driver_state& state) noexcept {
+  static constinit std::atomic<const wrapper_index*> published{nullptr};
+  if (const wrapper_index* i = published.load(std::memory_order_acquire); i != nullptr && i->state == &state) return i;
+  try {
+    auto built = std::make_unique<wrapper_index>();
+    built->state = &state;
+    std::size_t count = 0;
+    const hooked_symbol* rows = hooked_begin(&count);
+    for (std::size_t i = 0; i < count; ++i)
+      if (void* real = state.by_id[index(rows[i].id)]) built->by_real.emplace_back(real, &rows[i]);
+    // Aliases (two symbols, one address) keep the first line's wrapper, as the scan did.
+    std::stable_sort(built->by_real.begin(), built->by_real.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    const wrapper_index* expected = published.load(std::memory_order_acquire);
+    if (expected != nullptr && expected->state == &state) return expected;
+    if (published.compare_exchange_strong(expected, built.get(), std::memory_order_acq_rel)) return built.release();
+    return nullptr;  // another thread published meanwhile: the caller falls back to the scan
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+const hooked_symbol* hooked_at(const real::driver_state& state, void* real) noexcept {
+  if (const wrapper_index* i = index_for(state)) {
+    const auto it = std::lower_bound(i->by_real.begin(), i->by_real.end(), real,
+                                     [](const auto& entry, void* p) { return entry.first < p; });
+    return it != i->by_real.end() && it->first == real ? it->second : nullptr;
+  }
+  std::size_t count = 0;
+  const hooked_symbol* rows = hooked_begin(&count);
+  for (std::size_t i = 0; i < count; ++i)
+    if (state.by_id[index(rows[i].id)] == real) return &rows[i];
+  return nullptr;
+}
+
+// Pointers this thread already saw handed out unhooked: the variant check below runs once each.
+thread_local thread_cache<void*, bool, 32> checked_unhooked;
+
 }  // namespace
 
 void* driver_wrapper_for(void* real, const char* api, const char* symbol) noexcept {
@@ -223,12 +276,12 @@ void* driver_wrapper_for(void* real, const char* api, const char* symbol) noexce
   std::size_t count = 0;
   const hooked_symbol* rows = hooked_begin(&count);
   check_aliases(*state, rows, count);
-  for (std::size_t i = 0; i < count; ++i) {
-    if (state->by_id[index(rows[i].id)] == real) {
-      log::debug("{}({}) -> wrapper of {}", api ? api : "?", symbol ? symbol : "?", rows[i].name);
-      return rows[i].wrapper;
-    }
+  if (const hooked_symbol* row = hooked_at(*state, real)) {
+    log::debug("{}({}) -> wrapper of {}", api ? api : "?", symbol ? symbol : "?", row->name);
+    return row->wrapper;
   }
+  if (checked_unhooked.find(real, 0) != nullptr) return real;
+  checked_unhooked.store(real, 0, true);
   // Not hooked. Harmless unless it is a variant of something acs hooks, which would be a
   // variant missing from the table: its calls would bypass acs.
   if (symbol != nullptr) {
@@ -247,18 +300,37 @@ void* driver_wrapper_for(void* real, const char* api, const char* symbol) noexce
   return real;
 }
 
+namespace {
+// The hooked lines by name, sorted: dlsym(handle, "cu...") looks a name up with a binary search.
+const hooked_symbol* hooked_named(const char* symbol) noexcept {
+  static const std::vector<const hooked_symbol*>* const by_name = []() noexcept -> std::vector<const hooked_symbol*>* {
+    try {
+      std::size_t count = 0;
+      const hooked_symbol* rows = hooked_begin(&count);
+      auto* v = new std::vector<const hooked_symbol*>;  // never freed: dlsym may come at exit
+      for (std::size_t i = 0; i < count; ++i) v->push_back(&rows[i]);
+      std::stable_sort(v->begin(), v->end(), [](const auto* a, const auto* b) { return std::strcmp(a->name, b->name) < 0; });
+      return v;
+    } catch (...) {
+      return nullptr;
+    }
+  }();
+  if (by_name == nullptr) return nullptr;
+  const auto it = std::lower_bound(by_name->begin(), by_name->end(), symbol,
+                                   [](const hooked_symbol* row, const char* s) { return std::strcmp(row->name, s) < 0; });
+  return it != by_name->end() && std::strcmp((*it)->name, symbol) == 0 ? *it : nullptr;
+}
+}  // namespace
+
 void* driver_wrapper_for_symbol(const char* symbol, void* real) noexcept {
   if (symbol == nullptr || real == nullptr || symbol[0] != 'c' || symbol[1] != 'u') return real;
-  std::size_t count = 0;
-  const hooked_symbol* rows = hooked_begin(&count);
-  for (std::size_t i = 0; i < count; ++i) {
-    if (std::strcmp(rows[i].name, symbol) != 0) continue;
+  if (const hooked_symbol* row = hooked_named(symbol)) {
     const real::driver_state* state = real::driver_state_now();
     // Only the libcuda definition is swapped: another library's function of the same name
     // (a stub, a mock, another interposer) is none of acs's business.
-    if (state != nullptr && state->by_id[index(rows[i].id)] == real) {
+    if (state != nullptr && state->by_id[index(row->id)] == real) {
       log::debug("dlsym({}) -> wrapper", symbol);
-      return rows[i].wrapper;
+      return row->wrapper;
     }
     log::debug("dlsym({}): not libcuda's definition, returned as is", symbol);
     return real;
