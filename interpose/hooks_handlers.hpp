@@ -245,6 +245,7 @@ struct handler<hook_kind::teardown> {
   template <class Entry, class R, class... A>
   static R call(R (*real)(A...), A... a) noexcept {
     teardown_begins();
+    forget_launch_functions();  // a new context may come back with the old one's handle
     if constexpr (detail::count_of<CUcontext, A...> == 1) {
       const CUcontext context = detail::context_arg(nullptr, a...);
       const R result = real(a...);
@@ -271,7 +272,10 @@ struct handler<hook_kind::unload> {
   template <class Entry, class R, class... A>
   static R call(R (*real)(A...), A... a) noexcept {
     const R result = real(a...);
-    if (result == detail::success<R>()) modules_unloaded(static_cast<const void*>(detail::arg<0>(a...)));
+    if (result == detail::success<R>()) {
+      forget_launch_functions();
+      modules_unloaded(static_cast<const void*>(detail::arg<0>(a...)));
+    }
     return result;
   }
 };

@@ -78,6 +78,10 @@ inline int dispatch(const launch_request& request, launch_closure issue) noexcep
   return status;
 }
 
+// Modules or libraries were unloaded: the CUfunctions cached for host stubs and kernels
+// (hooks_runtime.cpp) may name unloaded code, and their handles may be reused.
+void forget_launch_functions() noexcept;
+
 inline void launched_as_is(const char* api, CUstream stream, default_stream zero, pass_reason why) noexcept {
   log::debug("launch via {}: stream {}, issued as-is (reason {})", api, static_cast<const void*>(stream),
                  static_cast<int>(why));

@@ -15,6 +15,7 @@
 #include "interpose/hooks_launch.hpp"
 #include "interpose/real_driver.hpp"
 #include "interpose/real_runtime.hpp"
+#include "src/support/thread_cache.hpp"
 
 namespace acs::hooks {
 namespace {
@@ -36,6 +37,31 @@ void count_call(runtime_id id, bool nested) noexcept {
   if (!log::enabled(log_level::debug)) return;
   (nested ? nested_counts : call_counts)[static_cast<std::size_t>(id)].fetch_add(1, std::memory_order_relaxed);
   if (!summary_registered.exchange(true, std::memory_order_relaxed)) std::atexit(print_summary);
+}
+
+// Host stubs and kernels resolved to CUfunctions, per thread: the look-ups cost about a
+// microsecond (a PyTorch launch spent 1.2 µs in the hook before reaching acs's runtime), and the
+// same few hundred kernels come back at every step. A function depends on the current context;
+// unloading code bumps the generation.
+std::atomic<std::uint64_t> functions_generation{1};
+struct cached_function {
+  CUcontext context;
+  CUfunction function;
+};
+thread_local thread_cache<const void*, cached_function, 256> recent_functions;
+
+// `lookup` resolves `key` in the current context; cached while nothing is unloaded.
+template <class Lookup>
+CUfunction cached(const void* key, Lookup&& lookup) noexcept {
+  const driver::table* cu = driver::real();
+  CUcontext context = nullptr;
+  if (cu == nullptr || cu->cuCtxGetCurrent_(&context) != CUDA_SUCCESS || context == nullptr) return lookup();
+  const std::uint64_t generation = functions_generation.load(std::memory_order_acquire);
+  if (const cached_function* hit = recent_functions.find(key, generation); hit != nullptr && hit->context == context)
+    return hit->function;
+  const CUfunction f = lookup();
+  if (f != nullptr) recent_functions.store(key, generation, {context, f});
+  return f;
 }
 
 // The CUfunction behind a host stub (cudaLaunchKernel's `func`), for the current device.
@@ -75,6 +101,14 @@ CUfunction function_of_kernel(cudaKernel_t kernel) noexcept {
   return function_of_stub(static_cast<const void*>(kernel));
 }
 
+CUfunction cached_function_of_stub(const void* func) noexcept {
+  return cached(func, [func] { return function_of_stub(func); });
+}
+
+CUfunction cached_function_of_kernel(cudaKernel_t kernel) noexcept {
+  return cached(static_cast<const void*>(kernel), [kernel] { return function_of_kernel(kernel); });
+}
+
 launch_shape shape_of(dim3 grid, dim3 block, std::size_t shared) noexcept {
   launch_shape s{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, static_cast<unsigned>(shared), false};
   if (shared > UINT_MAX) s.attributes = true;  // not expressible to the driver: issue it now
@@ -82,6 +116,8 @@ launch_shape shape_of(dim3 grid, dim3 block, std::size_t shared) noexcept {
 }
 
 }  // namespace
+
+void forget_launch_functions() noexcept { functions_generation.fetch_add(1, std::memory_order_acq_rel); }
 
 template <>
 struct special<hook_api::runtime> {
@@ -101,7 +137,7 @@ struct special<hook_api::runtime> {
                                  return a.real(a.func, a.grid, a.block, a.args, a.shared, on);
                                },
                                &saved};
-    const CUfunction function = active() ? function_of_stub(func) : nullptr;
+    const CUfunction function = active() ? cached_function_of_stub(func) : nullptr;
     const launch_request request{stream, Entry::zero, function, args, nullptr, Entry::name, shape_of(grid, block, shared)};
     return static_cast<cudaError_t>(dispatch(request, issue));
   }
@@ -122,7 +158,7 @@ struct special<hook_api::runtime> {
                                  return a.real(a.kernel, a.grid, a.block, a.args, a.shared, on);
                                },
                                &saved};
-    const CUfunction function = active() ? function_of_kernel(kernel) : nullptr;
+    const CUfunction function = active() ? cached_function_of_kernel(kernel) : nullptr;
     const launch_request request{stream, Entry::zero, function, args, nullptr, Entry::name, shape_of(grid, block, shared)};
     return static_cast<cudaError_t>(dispatch(request, issue));
   }
@@ -151,7 +187,7 @@ struct special<hook_api::runtime> {
                                  return a.real(&moved, a.func, a.args);
                                },
                                &saved};
-    const CUfunction function = active() ? function_of_stub(func) : nullptr;
+    const CUfunction function = active() ? cached_function_of_stub(func) : nullptr;
     launch_shape shape = shape_of(config->gridDim, config->blockDim, config->dynamicSmemBytes);
     shape.attributes = config->numAttrs != 0;
     const launch_request request{config->stream, Entry::zero, function, args, nullptr, Entry::name, shape};

@@ -510,6 +510,25 @@ TEST_F(Interposition, ChevronLaunchesFindTheirFunctionThroughTheDriver) {
   EXPECT_EQ(calls().size(), 1u);
 }
 
+void stub_b() {}
+
+// The hooks cache stub -> function per thread and context; unloading code must drop the cache,
+// since a stub's function (and its handle) may change with the code that is loaded.
+TEST_F(Interposition, AStubsFunctionIsLookedUpAgainAfterCodeIsUnloaded) {
+  fake_cudart_register(reinterpret_cast<const void*>(&stub_b), function(0xb0));
+  ASSERT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_b), dim3(1), dim3(1), nullptr, 0, stream(0x42)),
+            cudaSuccess);
+  fake_cudart_register(reinterpret_cast<const void*>(&stub_b), function(0xb1));
+  ASSERT_EQ(proc<PFN_cuLibraryUnload_v12000>("cuLibraryUnload", 12000)(reinterpret_cast<CUlibrary>(0x12)),
+            CUDA_SUCCESS);
+  ASSERT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_b), dim3(1), dim3(1), nullptr, 0, stream(0x42)),
+            cudaSuccess);
+  std::vector<CUfunction> functions;
+  for (const auto& event : events())
+    if (event.what == recorded::launch) functions.push_back(static_cast<CUfunction>(event.function));
+  EXPECT_EQ(functions, (std::vector<CUfunction>{function(0xb0), function(0xb1)}));
+}
+
 TEST_F(Interposition, AFailedFunctionLookupLeavesNoErrorBehind) {
   EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_unregistered), dim3(1), dim3(1), nullptr, 0,
                              stream(0x42)),
