@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds libacs.so and the sample (benchmarks/sample), then runs it: the same
-# workload natively (serial) and under LD_PRELOAD=libacs.so, each in its own
-# process, with both times, their ratio and whether the outputs are identical.
+# Installs what the build needs (scripts/install_deps.sh build), builds
+# libacs.so and the sample (benchmarks/sample), then runs it: the same workload
+# natively (serial) and under LD_PRELOAD=libacs.so, each in its own process,
+# with both times, their ratio and whether the outputs are identical.
 # Without a GPU the sample says so and exits 0.
 #
 #   scripts/run_sample.sh [BUILD_DIR] [-- SAMPLE_ARGS...]
@@ -20,6 +21,7 @@ if [[ $# -gt 0 && $1 != -- ]]; then
 fi
 [[ $# -gt 0 && $1 == -- ]] && shift
 
+"$root/scripts/install_deps.sh" build
 mkdir -p "$build"
 if [[ ! -f $build/build.ninja ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
