@@ -38,9 +38,7 @@ set_target_properties(acs PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${ACS_
 target_link_libraries(acs INTERFACE acs_headers)
 add_library(acs::acs ALIAS acs)
 
-install(TARGETS acs acs_headers EXPORT acsTargets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS acs acs_headers EXPORT acsTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/acs/acs.h ${ACS_GENERATED_INCLUDE_DIR}/acs/version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/acs)
 
@@ -82,7 +80,9 @@ install(CODE "
 # The acs command: a launcher (scripts/acs) and its implementation, the Python
 # package's files (python/acs/; the launcher looks for them in ../share/acs/python).
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/acs DESTINATION ${CMAKE_INSTALL_BINDIR})
+# python/acs/plot_trace.py is a link to scripts/plot_trace.py (for pip); here the
+# command finds it in share/acs instead.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/acs DESTINATION ${CMAKE_INSTALL_DATADIR}/acs/python
-  FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+  FILES_MATCHING PATTERN "*.py" PATTERN "plot_trace.py" EXCLUDE PATTERN "__pycache__" EXCLUDE)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/plot_trace.py ${PROJECT_SOURCE_DIR}/scripts/plot_bench.py
   DESTINATION ${CMAKE_INSTALL_DATADIR}/acs)
