@@ -20,13 +20,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 self="$root/scripts/install_deps.sh"
 say() { echo "install_deps: $*"; }
 
-check_only=0 list=0 set=test
+check_only=0 list=0 wanted_set=test
 for arg in "$@"; do
   case $arg in
     --check) check_only=1 ;;
     --list) list=1 ;;
-    build | test) set=$arg ;;
-    -h | --help) sed -n '2,17s/^# \{0,1\}//p' "$self"; exit 0 ;;
+    build | test) wanted_set=$arg ;;
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$self"; exit 0 ;;
     *) echo "install_deps: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -54,8 +54,9 @@ deps=(
 
 have() { command -v "$1" >/dev/null 2>&1; }
 have_cmake() {  # CMake >= 3.24 (the top-level CMakeLists.txt)
-  local v; v=$(cmake --version 2>/dev/null | sed -n '1s/[^0-9]*\([0-9]*\)\.\([0-9]*\).*/\1 \2/p') || return 1
-  [[ -n $v ]] && { read -r major minor <<<"$v"; ((major > 3 || (major == 3 && minor >= 24))); }
+  local v major minor
+  v=$(cmake --version 2>/dev/null | sed -n '1s/[^0-9]*\([0-9]*\)\.\([0-9]*\).*/\1 \2/p') || return 1
+  [[ -n $v ]] && read -r major minor <<<"$v" && ((major > 3 || (major == 3 && minor >= 24)))
 }
 have_header() { have g++ && echo "#include <$1>" | g++ -E -x c++ -I"$root/.deps/include" - >/dev/null 2>&1; }
 vendored() { [[ -f $root/.deps/$1/CMakeLists.txt ]]; }  # scripts/vendor_deps.sh
@@ -76,7 +77,7 @@ installed() { have dpkg-query && [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/n
 wanted=()
 for d in "${deps[@]}"; do
   IFS='|' read -r pkg in_set _ <<<"$d"
-  [[ $in_set == build || $set == test ]] && wanted+=("$pkg")
+  [[ $in_set == build || $wanted_set == test ]] && wanted+=("$pkg")
 done
 if ((list)); then printf '%s\n' "${wanted[@]}"; exit 0; fi
 if [[ ${ACS_SKIP_DEPS:-0} == 1 ]]; then say "ACS_SKIP_DEPS=1: not checking dependencies"; exit 0; fi
@@ -86,7 +87,7 @@ missing_now() {
   local d pkg in_set probe
   for d in "${deps[@]}"; do
     IFS='|' read -r pkg in_set probe <<<"$d"
-    [[ $in_set == build || $set == test ]] || continue
+    [[ $in_set == build || $wanted_set == test ]] || continue
     installed "$pkg" || eval "$probe" || missing+=("$pkg")
   done
 }
@@ -101,14 +102,14 @@ cuda_toolkit() {
 
 missing_now
 if ((${#missing[@]} == 0)); then
-  say "all ${#wanted[@]} dependencies ($set) present"
+  say "all ${#wanted[@]} dependencies ($wanted_set) present"
   cuda_toolkit
   exit 0
 fi
-say "missing ($set): ${missing[*]}"
+say "missing ($wanted_set): ${missing[*]}"
 apt_line="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
 if ((check_only)); then
-  say "to install them: sudo $self $set"
+  say "to install them: sudo $self $wanted_set"
   exit 1
 fi
 if ! have apt-get || ! have dpkg-query; then
@@ -118,7 +119,7 @@ if ! have apt-get || ! have dpkg-query; then
 fi
 if [[ $(id -u) != 0 ]]; then
   say "not root, so nothing was installed. The one command that installs them:"
-  if have sudo; then echo "    sudo $self $set"; else echo "    su -c '$self $set'"; fi
+  if have sudo; then echo "    sudo $self $wanted_set"; else echo "    su -c '$self $wanted_set'"; fi
   say "(it runs: $apt_line)"
   exit 1
 fi
@@ -131,5 +132,5 @@ if ((${#missing[@]})); then
   say "still missing after apt-get: ${missing[*]}"
   exit 1
 fi
-say "installed; all ${#wanted[@]} dependencies ($set) present"
+say "installed; all ${#wanted[@]} dependencies ($wanted_set) present"
 cuda_toolkit
