@@ -50,9 +50,9 @@ def environment(lib, base=None, window=None, streams=None, stats=False, stats_fi
         env["ACS_WINDOW"] = _positive("--window", window)
     if streams is not None:
         env["ACS_STREAMS"] = _positive("--streams", streams)
-    if stats or stats_file:
+    if stats:
         env["ACS_STATS"] = "1"
-    if stats_file:
+    if stats_file:  # the library counts when either is set, and writes each where asked
         env["ACS_STATS_FILE"] = os.path.abspath(stats_file)
     if trace:
         env["ACS_TRACE"] = os.path.abspath(trace)

@@ -39,10 +39,10 @@ def _parser(python_mode):
     run.add_argument("--lib", metavar="PATH", help="the libacs.so to preload")
     run.add_argument("--window", metavar="N", help="kernels in flight per device (ACS_WINDOW)")
     run.add_argument("--streams", metavar="N", help="pool streams per device (ACS_STREAMS)")
-    run.add_argument("--stats", action="store_true", help="print statistics at exit (ACS_STATS=1)")
+    run.add_argument("--stats", action="store_true", help="print statistics to stderr at exit (ACS_STATS=1)")
     run.add_argument("--stats-file", metavar="FILE",
-                     help="also append the machine-readable statistics line to FILE "
-                          "(ACS_STATS_FILE; read it with `acs stats FILE`)")
+                     help="append the machine-readable statistics line to FILE at exit, one per "
+                          "process (ACS_STATS_FILE; read it with `acs stats FILE`)")
     run.add_argument("--trace", metavar="FILE.json", help="write a trace (ACS_TRACE; draw it with `acs plot`)")
     run.add_argument("--infer", metavar="MODE", choices=_environment.INFER_MODES,
                      help="footprints of unannotated kernels: alloc (default), const, off (ACS_INFER)")
