@@ -2,7 +2,7 @@
 # The one list of what building and testing acs needs, and its installer.
 #
 #   scripts/install_deps.sh [--check] [build|test]     default: test
-#     build   what libacs.so and the sample need (scripts/run_sample.sh)
+#     build   what libacs.so, the sample and the acs command need (scripts/run_sample.sh)
 #     test    that, plus what the whole test suite uses (scripts/test.sh, .ci/run)
 #     --check report only: never install
 #   scripts/install_deps.sh --list [build|test]        the Debian package names, one a line
@@ -43,7 +43,7 @@ deps=(
   "libgmock-dev|build|have_header gmock/gmock.h || vendored googletest"
   "libzstd1|build|have_lib libzstd.so.1"   # read at run time: kernels' compressed PTX
   "liblz4-1|build|have_lib liblz4.so.1"
-  "python3|test|have python3"
+  "python3|build|have python3"             # the acs command; CMake's test set-up
   "libbenchmark-dev|test|have_header benchmark/benchmark.h"
   "python3-matplotlib|test|have_module matplotlib"
   "python3-pip|test|have_module pip"
