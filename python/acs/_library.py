@@ -30,9 +30,10 @@ def _prefix_candidates(prefix):
 
 
 def _source_checkout():
+    """The repository this package is in (python/acs/ of a checkout), or None."""
     repo = os.path.dirname(os.path.dirname(_PACKAGE_DIR))
-    marker = os.path.join(repo, "interpose", "libacs.map")
-    return repo if os.path.isfile(marker) else None
+    markers = (os.path.join(repo, "CMakeLists.txt"), os.path.join(repo, "python", "pyproject.toml"))
+    return repo if all(os.path.isfile(m) for m in markers) else None
 
 
 def candidates(command=None):

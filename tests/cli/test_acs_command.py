@@ -152,8 +152,8 @@ class Lookup(unittest.TestCase):
     def test_build_tree_of_a_checkout(self):
         with tempfile.TemporaryDirectory() as repo:
             command = self.layout(repo, os.path.join(repo, "scripts"), os.path.join(repo, "python"))
-            os.makedirs(os.path.join(repo, "interpose"))
-            open(os.path.join(repo, "interpose", "libacs.map"), "w").close()
+            for marker in ("CMakeLists.txt", os.path.join("python", "pyproject.toml")):
+                open(os.path.join(repo, marker), "w").close()
             os.makedirs(os.path.join(repo, "build", "interpose"))
             built = os.path.join(repo, "build", "interpose", "libacs.so")
             os.symlink(os.path.realpath(LIB), built)
