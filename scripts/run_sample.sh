@@ -8,9 +8,9 @@
 #   scripts/run_sample.sh [BUILD_DIR] [-- SAMPLE_ARGS...]
 #     BUILD_DIR    default: build-gpu-device in the repository
 #     SAMPLE_ARGS  e.g. --chains=32 --length=8 --target-us=50 --runs=9
-# Environment: ACS_BUILD_JOBS (default 16), CUDA_ARCH (default 90), ACS_LIB (the
-# library to preload, default: the one just built). Other ACS_* settings reach
-# the acs run.
+# Environment: ACS_BUILD_JOBS (default: the number of cores), CUDA_ARCH
+# (default 90), ACS_LIB (the library to preload, default: the one just built).
+# Other ACS_* settings reach the acs run.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,7 +28,7 @@ if [[ ! -f $build/build.ninja ]]; then
     -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" >"$build/configure.log" 2>&1 ||
     { cat "$build/configure.log"; exit 1; }
 fi
-if ! cmake --build "$build" -j "${ACS_BUILD_JOBS:-16}" --target acs acs_sample >"$build/sample_build.log" 2>&1; then
+if ! cmake --build "$build" -j "${ACS_BUILD_JOBS:-$(nproc)}" --target acs acs_sample >"$build/sample_build.log" 2>&1; then
   tail -n 30 "$build/sample_build.log"
   echo "run_sample.sh: building acs and acs_sample failed (log: $build/sample_build.log)" >&2
   exit 1
