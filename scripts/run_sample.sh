@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Builds libacs.so and the sample (benchmarks/sample), then runs it: the same
-# workload natively (serial) and under LD_PRELOAD=libacs.so, each in its own
-# process, with both times, their ratio and whether the outputs are identical.
+# Installs what the build needs (scripts/install_deps.sh build), builds
+# libacs.so and the sample (benchmarks/sample), then runs it: the same workload
+# natively (serial) and under LD_PRELOAD=libacs.so, each in its own process,
+# with both times, their ratio and whether the outputs are identical.
 # Without a GPU the sample says so and exits 0.
 #
 #   scripts/run_sample.sh [BUILD_DIR] [-- SAMPLE_ARGS...]
 #     BUILD_DIR    default: build-gpu-device in the repository
 #     SAMPLE_ARGS  e.g. --chains=32 --length=8 --target-us=50 --runs=9
-# Environment: ACS_BUILD_JOBS (default 16), CUDA_ARCH (default 90), ACS_LIB (the
-# library to preload, default: the one just built). Other ACS_* settings reach
-# the acs run.
+# Environment: ACS_BUILD_JOBS (default: the number of cores), CUDA_ARCH
+# (default 90), ACS_LIB (the library to preload, default: the one just built).
+# Other ACS_* settings reach the acs run.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,13 +21,14 @@ if [[ $# -gt 0 && $1 != -- ]]; then
 fi
 [[ $# -gt 0 && $1 == -- ]] && shift
 
+"$root/scripts/install_deps.sh" build
 mkdir -p "$build"
 if [[ ! -f $build/build.ninja ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" >"$build/configure.log" 2>&1 ||
     { cat "$build/configure.log"; exit 1; }
 fi
-if ! cmake --build "$build" -j "${ACS_BUILD_JOBS:-16}" --target acs acs_sample >"$build/sample_build.log" 2>&1; then
+if ! cmake --build "$build" -j "${ACS_BUILD_JOBS:-$(nproc)}" --target acs acs_sample >"$build/sample_build.log" 2>&1; then
   tail -n 30 "$build/sample_build.log"
   echo "run_sample.sh: building acs and acs_sample failed (log: $build/sample_build.log)" >&2
   exit 1

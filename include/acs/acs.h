@@ -112,6 +112,17 @@ extern "C" {
 
 #define ACS_API_VERSION 1
 
+/* The release: ACS_VERSION_MAJOR, _MINOR, _PATCH, ACS_VERSION_STRING and
+ * ACS_VERSION (MAJOR * 10000 + MINOR * 100 + PATCH), from acs/version.h, which
+ * the build generates from CMake's project(VERSION) and installs next to this
+ * header. Used straight from the source tree, without a build, this header has
+ * no release number: ACS_VERSION is then undefined. */
+#if defined(__has_include)
+#if __has_include(<acs/version.h>)
+#include <acs/version.h>
+#endif
+#endif
+
 /* More ranges than this in one declaration make it "all memory". */
 #define ACS_MAX_RANGES 4096
 

@@ -1,0 +1,118 @@
+"""Reading the machine-readable statistics line that ACS_STATS=1 prints at exit,
+`acs-stats: key=value key=value ...` (src/stats.cpp), from a captured stderr or
+from ACS_STATS_FILE (one such line per process, appended)."""
+import json
+
+PREFIX = "acs-stats:"
+
+# (key, what it counts), in the order shown; a key missing from a line is left out.
+SECTIONS = [
+    ("Kernels", [
+        ("kernels_seen", "launches seen"),
+        ("dispatched", "dispatched to the pool streams"),
+        ("independent", "  with nothing to wait for"),
+        ("same_stream", "  placed behind their producer"),
+        ("events_unneeded", "  whose event was never needed"),
+        ("merged", "  merged into their successor"),
+        ("passed", "passed straight through"),
+    ]),
+    ("Ordering", [
+        ("dependency_waits", "dependency waits"),
+        ("fork_waits", "fork waits"),
+        ("join_waits", "join waits"),
+        ("barriers", "barriers"),
+        ("folds", "folds (window full)"),
+        ("mean_occupancy", "mean window occupancy"),
+    ]),
+    ("Inference", [
+        ("functions_ptx", "kernel functions with their PTX read"),
+        ("functions_no_ptx", "kernel functions without usable PTX"),
+    ]),
+    ("Issuing threads", [
+        ("deferred", "launches issued by acs's threads"),
+        ("issue_waits", "waits for them"),
+        ("deferred_failures", "launches that failed there"),
+    ]),
+    ("Errors", [
+        ("launch_errors", "launch errors"),
+        ("join_failures", "join failures"),
+    ]),
+    ("Measured on the GPU (CUPTI)", [
+        ("achieved_concurrency", "achieved concurrency (kernels at once)"),
+        ("busy_fraction", "GPU busy fraction"),
+        ("peak_concurrency", "peak concurrency"),
+        ("measured_kernels", "kernels measured"),
+        ("measured_span_us", "span (us)"),
+    ]),
+    ("Process", [
+        ("devices", "devices"),
+        ("pid", "process id"),
+    ]),
+]
+_SHOWN = {key for _, rows in SECTIONS for key, _ in rows} | {"measured"}
+
+
+def _value(text):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _shown(key, value):
+    if key == "busy_fraction" and isinstance(value, (int, float)):
+        return f"{value:.1%}"
+    return f"{value:.2f}" if isinstance(value, float) else value
+
+
+def parse_line(line):
+    """The key=value fields of one `acs-stats:` line, as a dict (numbers as numbers)."""
+    if not line.startswith(PREFIX):
+        raise ValueError(f"not an {PREFIX} line: {line[:60]!r}")
+    fields = {}
+    for item in line[len(PREFIX):].split():
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"malformed field {item!r} in an {PREFIX} line")
+        fields[key] = _value(value)
+    return fields
+
+
+def read(path):
+    """Every `acs-stats:` line of the file (other lines, a program's output, are skipped)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return [parse_line(line.strip()) for line in f if line.startswith(PREFIX)]
+
+
+def format_fields(fields):
+    """Readable lines for one process's statistics."""
+    out = []
+    for title, rows in SECTIONS:
+        shown = [(label, _shown(key, fields[key])) for key, label in rows if key in fields]
+        if title.startswith("Measured") and fields.get("measured") == 0:
+            shown = [("not measured", "no CUPTI, or another profiler held it")]
+        if title == "Kernels":  # the reasons that occurred
+            shown += [(f"  passed: {key[5:]}", v) for key, v in fields.items()
+                      if key.startswith("pass_") and v != 0]
+        if shown:
+            out.append(title)
+            out += [f"  {label:<42} {value}" for label, value in shown]
+    other = [f"{k}={v}" for k, v in fields.items() if k not in _SHOWN and not k.startswith("pass_")]
+    if other:
+        out.append("Other")
+        out.append("  " + " ".join(other))
+    return out
+
+
+def format_file(records, as_json=False):
+    if as_json:
+        return json.dumps(records, indent=2)
+    out = []
+    for i, fields in enumerate(records):
+        if len(records) > 1:
+            out.append(f"== process {i + 1} of {len(records)}"
+                       + (f" (pid {fields['pid']})" if "pid" in fields else ""))
+        out += format_fields(fields)
+    return "\n".join(out)

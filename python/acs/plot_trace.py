@@ -1,0 +1,1 @@
+../../scripts/plot_trace.py
