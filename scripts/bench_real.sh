@@ -21,7 +21,7 @@
 # Environment: ACS_LIB=/path/libacs.so uses that library instead of building one;
 # ACS_BENCH_JOBS build parallelism (default 16); ACS_REAL_BIN the built cuda-samples
 # (default .real-src/bin); ACS_* settings reach the preloaded runs. Needs .deps (or Debian's
-# spdlog/fmt) to build, .real-warp (benchmarks/real/fetch_warp.sh) for Warp and the built
+# fmt) to build, .real-warp (benchmarks/real/fetch_warp.sh) for Warp and the built
 # cuda-samples; what is missing is reported, not skipped silently.
 # Exit status: 0 when every run succeeded with identical outputs, or without a GPU; else 1.
 set -uo pipefail

@@ -37,7 +37,6 @@ deps=(
   "ninja-build|build|have ninja"
   "g++|build|have g++"
   "binutils|build|have ld && have nm && have readelf"
-  "libspdlog-dev|build|have_header spdlog/spdlog.h"
   "libfmt-dev|build|have_header fmt/format.h"
   "libgtest-dev|build|have_header gtest/gtest.h || vendored googletest"
   "libgmock-dev|build|have_header gmock/gmock.h || vendored googletest"

@@ -23,6 +23,7 @@ SECTIONS = [
         ("barriers", "barriers"),
         ("folds", "folds (window full)"),
         ("mean_occupancy", "mean window occupancy"),
+        ("occupancy_sum", "  window entries in flight, summed at each launch"),
     ]),
     ("Inference", [
         ("functions_ptx", "kernel functions with their PTX read"),
