@@ -19,14 +19,18 @@ namespace {
 // ATen operators whose CUDA kernels read or write through arrays of device pointers that they
 // build themselves (batched cuBLAS / cuSOLVER / MAGMA calls, grouped GEMMs): the memory behind
 // the pointers is an output allocated inside the operator and reached by no kernel argument,
-// so neither the schema nor the completion of the declaration sees it. Prefixes of the name.
-constexpr std::array<std::string_view, 22> pointer_array_ops = {
-    "aten::linalg_",    "aten::_linalg_",    "aten::cholesky",  "aten::_cholesky", "aten::triangular_solve",
-    "aten::lu_",        "aten::_lu_",        "aten::geqrf",     "aten::orgqr",     "aten::ormqr",
-    "aten::inverse",    "aten::_inverse",    "aten::det",       "aten::logdet",    "aten::slogdet",
-    "aten::svd",        "aten::_svd",        "aten::pinverse",  "aten::lstsq",     "aten::_grouped_mm",
-    "aten::_scaled_grouped_mm", "aten::qr",
+// so neither the schema nor the completion of the declaration sees it. Also cuDNN's RNNs,
+// whose dropout state is a cached buffer that no argument of lstm/gru names and that the
+// kernels update in training. Whole names, then prefixes.
+constexpr std::array<std::string_view, 20> pointer_array_ops = {
+    "aten::cholesky",      "aten::cholesky_solve", "aten::cholesky_inverse", "aten::_cholesky_solve_helper",
+    "aten::triangular_solve", "aten::lu_solve",    "aten::lu_unpack",        "aten::_lu_with_info",
+    "aten::geqrf",         "aten::orgqr",          "aten::ormqr",            "aten::inverse",
+    "aten::det",           "aten::logdet",         "aten::slogdet",          "aten::svd",
+    "aten::pinverse",      "aten::qr",             "aten::_grouped_mm",      "aten::_scaled_grouped_mm",
 };
+constexpr std::array<std::string_view, 4> pointer_array_prefixes = {
+    "aten::linalg_", "aten::_linalg_", "aten::_cudnn_rnn", "aten::miopen_rnn"};
 
 // Arguments that some schemas leave unannotated although the operator writes them in
 // training: batch norm's running statistics (PyTorch's own SchemaInfo lists these ops as
@@ -53,6 +57,8 @@ op_kind kind_of(const c10::FunctionSchema& s, const std::vector<bool>& written, 
   const std::string& name = s.name();
   if (!trusted_namespace(name, o)) return op_kind::unsafe;
   for (const std::string_view p : pointer_array_ops)
+    if (name == p) return op_kind::unsafe;
+  for (const std::string_view p : pointer_array_prefixes)
     if (std::string_view(name).substr(0, p.size()) == p) return op_kind::unsafe;
   for (const bool w : written)
     if (w) return op_kind::declared;

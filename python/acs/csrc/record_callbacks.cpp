@@ -40,7 +40,9 @@ thread_local thread_frames frames;
 std::mutex install_mutex;
 at::CallbackHandle installed_handle = 0;
 std::atomic<bool> installed{false};
-options installed_options;  // written before the callback is added, read by it
+// The options of the installed callback. Each install makes a new one and never frees the old:
+// an operator on another thread may still read them.
+std::atomic<const options*> installed_options{nullptr};
 
 struct atomic_counters {
   std::atomic<std::uint64_t> operators{0}, declared{0}, everything{0}, ranges{0};
@@ -58,7 +60,8 @@ bool open_everything() {
 frame decide(const at::RecordFunction& fn, cover outer, thread_frames& t) {
   frame f{fn.handle(), outer, false};
   if (outer == cover::unsafe) return f;
-  const op_info* info = info_of(fn, installed_options);
+  const options& o = *installed_options.load(std::memory_order_acquire);
+  const op_info* info = info_of(fn, o);
   if (info == nullptr || info->kind == op_kind::transparent) return f;
   if (info->kind == op_kind::unsafe) {
     f.opened = open_everything();
@@ -66,7 +69,7 @@ frame decide(const at::RecordFunction& fn, cover outer, thread_frames& t) {
     return f;
   }
   if (outer == cover::precise) return f;
-  declare(*info, fn.inputs(), installed_options, t.scratch);
+  declare(*info, fn.inputs(), o, t.scratch);
   if (t.scratch.everything) {
     f.opened = open_everything();
     f.after = cover::opaque;
@@ -122,7 +125,7 @@ bool install_callbacks(const options& o) {
   std::lock_guard lock(install_mutex);
   if (installed.load()) return true;
   try {
-    installed_options = o;
+    installed_options.store(new options(o), std::memory_order_release);
     forget_infos();
     installed_handle = at::addGlobalCallback(at::RecordFunctionCallback(&on_start, &on_end)
                                                  .needsInputs(true)

@@ -7,6 +7,11 @@ import time
 def main(argv):
     command = argv[0] if argv else "status"
     if command == "build":
+        try:
+            import torch  # noqa: F401
+        except Exception as e:  # noqa: BLE001
+            print(f"SKIPPED: PyTorch is not importable ({e.__class__.__name__}): nothing to build")
+            return 77
         from . import _build
         t0 = time.time()
         try:
