@@ -38,6 +38,10 @@ ACS_EXPORT acs_status acs_v1_barrier(void) noexcept { return barrier(); }
 
 ACS_EXPORT int acs_v1_active(void) noexcept { return active(); }
 
+ACS_EXPORT acs_status acs_v1_suballocation(const void* base, size_t bytes, int in_use) noexcept {
+  return suballocation(base, bytes, in_use);
+}
+
 // Same signatures as the header's typedefs (a mismatch does not compile).
 [[maybe_unused]] static constexpr acs_api_v1_next_launch_fn check_next_launch = &acs_v1_next_launch;
 [[maybe_unused]] static constexpr acs_api_v1_scope_begin_fn check_scope_begin = &acs_v1_scope_begin;
@@ -47,3 +51,4 @@ ACS_EXPORT int acs_v1_active(void) noexcept { return active(); }
 [[maybe_unused]] static constexpr acs_api_v1_footprint_range_fn check_write = &acs_v1_footprint_write;
 [[maybe_unused]] static constexpr acs_api_v1_barrier_fn check_barrier = &acs_v1_barrier;
 [[maybe_unused]] static constexpr acs_api_v1_active_fn check_active = &acs_v1_active;
+[[maybe_unused]] static constexpr acs_api_v1_suballocation_fn check_suballocation = &acs_v1_suballocation;

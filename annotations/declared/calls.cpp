@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "annotations/declared/kernel_rules.hpp"
+#include "annotations/inferred/suballocations.hpp"
 #include "src/support/log.hpp"
 #include "annotations/declared/options.hpp"
 #include "annotations/declared/services.hpp"
@@ -149,6 +150,40 @@ acs_status barrier() noexcept {
   // Kept even during a capture: dropping it could lose an ordering.
   ts->barrier = true;
   return ACS_OK;
+}
+
+acs_status suballocation(const void* base, std::size_t bytes, int in_use) noexcept {
+  if (!current_options().enabled) return ACS_IGNORED;
+  const auto at = reinterpret_cast<address>(base);
+  if (base == nullptr && bytes != 0) {
+    if (first_report(warning::null_suballocation))
+      log::warn("acs_suballocation with a NULL base and {} bytes: ignored (reported once)", bytes);
+    return ACS_INVALID;
+  }
+  // Kept during a capture too: it is bookkeeping of memory, not a declaration for launches.
+  try {
+    if (in_use != 0) {
+      device_suballocations().insert(at, bytes);
+    } else {
+      device_suballocations().erase(at, bytes);
+    }
+    if (bytes != 0 && bytes - 1 > address_max - at) {
+      report(issue_wraps, "acs_suballocation");  // clamped to the top, as every range
+      return ACS_INVALID;
+    }
+    return ACS_OK;
+  } catch (...) {
+    // Out of memory. A lost insert leaves the block uncharted: its segment stays one unit. A
+    // lost erase could leave a stale block that a later, larger one in the same place would
+    // not replace: forget every block instead (coarser, never finer).
+    try {
+      device_suballocations().clear();
+    } catch (...) {
+    }
+    if (first_report(warning::internal))
+      log::warn("acs_suballocation failed (out of memory); sub-allocations are forgotten");
+    return ACS_INVALID;
+  }
 }
 
 int active() noexcept {

@@ -16,6 +16,7 @@ acs_status scope_end() noexcept;
 acs_status register_kernel(const void* function, acs_kernel_rule rule, void* user, unsigned flags) noexcept;
 void footprint_add(acs_footprint* fp, const void* ptr, std::size_t bytes, bool write) noexcept;
 acs_status barrier() noexcept;
+acs_status suballocation(const void* base, std::size_t bytes, int in_use) noexcept;
 int active() noexcept;
 
 }  // namespace acs::annotations

@@ -37,7 +37,8 @@ std::size_t complete(const std::vector<inference::pointer_argument>& args, acces
   std::size_t added = 0;
   for (const inference::pointer_argument& a : args) {
     if (!a.allocation) continue;
-    if (contains(access, a.word.value) || touches(access, *a.allocation)) continue;
+    // An uncharted unit (suballocations.hpp) may hold anything: touching it proves nothing.
+    if (contains(access, a.word.value) || (!a.uncharted && touches(access, *a.allocation))) continue;
     access.reads.push_back(*a.allocation);
     access.writes.push_back(*a.allocation);
     ++added;

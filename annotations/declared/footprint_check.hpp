@@ -13,7 +13,8 @@ namespace acs::annotations {
 
 /// @brief Non-exact declarations (ACS_INFER=alloc): adds to `access` (the
 /// declared ranges) every known allocation that an argument points into, or
-/// next to, when neither the argument nor any range of `access` touches it.
+/// next to, when neither the argument nor any range of `access` touches it (an uncharted unit,
+/// suballocations.hpp, is added unless a range contains the argument itself).
 /// Returns how many allocations were added.
 std::size_t complete(const std::vector<inference::pointer_argument>& args, access_set& access);
 

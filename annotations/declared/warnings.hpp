@@ -21,6 +21,7 @@ enum class warning : std::uint8_t {
   exit_scope,
   footprint_outside_rule,
   null_function,
+  null_suballocation,
   internal,
   count_
 };

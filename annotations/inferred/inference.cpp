@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "annotations/inferred/suballocations.hpp"
+
 namespace acs::inference {
 
 namespace {
@@ -114,6 +116,7 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
   words_status status;
   {
     const allocation_map::reader map(allocations);
+    const suballocation_map::reader subs(device_suballocations());  // a block of a caching allocator is its own unit
     status = for_each_word(layout, params, extra, [&](const argument_word& w) {
       // Without a layout, `param` is a word index: no signature applies.
       const param_info* p = layout != nullptr ? &(*layout)[w.param] : nullptr;
@@ -122,7 +125,7 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
       const bool written =
           !(trust_const && kind == param_kind::const_pointer) && (p == nullptr || p->may_write_at(w.offset));
       if (const auto r = map.find(w.value)) {
-        add_allocation(out, *r, written);
+        add_allocation(out, subs.lookup_unit(*r, w.value).range, written);
         return;
       }
       if (unseen || !plausible_address(w.value)) return;
@@ -151,9 +154,11 @@ words_status pointer_arguments(const param_layout* layout, void* const* params, 
                                const allocation_map& allocations, pointer_probe& probe,
                                std::vector<pointer_argument>& out) {
   const allocation_map::reader map(allocations);
+  const suballocation_map::reader subs(device_suballocations());
   return for_each_word(layout, params, extra, [&](const argument_word& w) {
     if (const auto r = map.find(w.value)) {
-      out.push_back({w, r, true, false});
+      const suballocation_map::unit u = subs.lookup_unit(*r, w.value);
+      out.push_back({w, u.range, true, false, !u.charted});
       return;
     }
     if (!plausible_address(w.value)) return;

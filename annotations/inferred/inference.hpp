@@ -1,5 +1,7 @@
 #pragma once
 // Footprints inferred from kernel arguments, for kernels nothing was declared for.
+// (An "allocation" below is the sub-allocation containing the word where the program
+// registered some, suballocations.hpp.)
 //
 // Rule. Every 8-byte-aligned word of the arguments (pointer parameters, and the
 // aligned words inside larger struct parameters) is looked up in the allocation
@@ -102,6 +104,7 @@ struct pointer_argument {
   std::optional<byte_range> allocation;  // the known allocation containing it, or the nearest one
   bool inside = false;                   // `allocation` contains the word (else it is near it)
   bool unseen = false;                   // device memory acs did not see allocated
+  bool uncharted = false;  // in an allocation with sub-allocations, but in none: `allocation` is all of it
 };
 
 /// @brief Lists the words of a launch that are or may be device pointers.

@@ -72,6 +72,21 @@
  * acs_barrier: the next launch of the thread waits for all earlier work of its
  * stream, whatever its ranges (later launches are ordered by their own).
  *
+ * acs_suballocation(base, bytes, in_use): for allocators that keep many buffers
+ * in one allocation (a caching allocator, an arena). While in use (in_use != 0),
+ * [base, base + bytes) counts as an allocation of its own wherever acs maps a
+ * pointer to its allocation: inference, and the allocations added to non-exact
+ * declarations. Call it with in_use = 0 when the buffer is given back (bytes = 0
+ * then drops the sub-allocation containing base; otherwise every one overlapping
+ * the range is dropped). A new sub-allocation replaces those it overlaps. Only
+ * the part of an allocation acs knows can be refined: a sub-allocation that is
+ * not inside one known allocation is ignored. Once an allocation holds any, a
+ * pointer into it that lies in none counts as reaching the whole allocation,
+ * even where a declared range touches it. Process-wide (any thread may call it,
+ * for any device), and honoured during stream capture. Register a buffer before
+ * the kernels that use it are launched; memory reused at once stays ordered,
+ * since acs compares bytes. Cost: a lock and a tree insertion or removal.
+ *
  * Bad input never crashes and never loses ordering: a NULL pointer with a
  * non-zero size, a NULL array with a non-zero count, or more than
  * ACS_MAX_RANGES ranges make the launch touch all memory; a range past the
@@ -94,7 +109,7 @@
  * exported by libacs.so with the signatures of the acs_api_v1_*_fn types below:
  * acs_v1_next_launch, acs_v1_scope_begin, acs_v1_scope_end,
  * acs_v1_register_kernel, acs_v1_footprint_read, acs_v1_footprint_write,
- * acs_v1_barrier, acs_v1_active. For example, in Python:
+ * acs_v1_barrier, acs_v1_active, acs_v1_suballocation. For example, in Python:
  *   lib = ctypes.CDLL(None)        # the process, preloaded libacs.so included
  *   active = getattr(lib, "acs_v1_active", None)   # None: acs is not loaded
  *
@@ -165,6 +180,7 @@ typedef acs_status (*acs_api_v1_register_kernel_fn)(const void*, acs_kernel_rule
 typedef void (*acs_api_v1_footprint_range_fn)(acs_footprint*, const void*, size_t);
 typedef acs_status (*acs_api_v1_barrier_fn)(void);
 typedef int (*acs_api_v1_active_fn)(void);
+typedef acs_status (*acs_api_v1_suballocation_fn)(const void*, size_t, int);
 
 #if defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
 
@@ -262,6 +278,13 @@ static inline int acs_active(void) {
   return fn();
 }
 
+/** @brief Inside a known allocation, [base, base + bytes) counts as an allocation of its own
+ * while in_use != 0 (see the top of this file). */
+static inline acs_status acs_suballocation(const void* base, size_t bytes, int in_use) {
+  ACS_DETAIL_RESOLVE(acs_api_v1_suballocation_fn, fn, "acs_v1_suballocation", ACS_NOT_LOADED);
+  return fn(base, bytes, in_use);
+}
+
 #undef ACS_DETAIL_RESOLVE
 
 #else /* not Linux with a GNU-compatible compiler: acs is not supported, every call is a no-op */
@@ -290,6 +313,10 @@ static inline void acs_footprint_write(acs_footprint* fp, const void* p, size_t 
 }
 static inline acs_status acs_barrier(void) { return ACS_NOT_LOADED; }
 static inline int acs_active(void) { return 0; }
+static inline acs_status acs_suballocation(const void* b, size_t n, int u) {
+  (void)b, (void)n, (void)u;
+  return ACS_NOT_LOADED;
+}
 
 #endif
 
@@ -433,6 +460,11 @@ class [[nodiscard]] scope {
 
 /** @brief See acs_barrier. */
 inline acs_status barrier() noexcept { return acs_barrier(); }
+
+/** @brief See acs_suballocation: `r` counts as an allocation of its own while `in_use`. */
+inline acs_status suballocation(const acs_range& r, bool in_use) noexcept {
+  return acs_suballocation(r.ptr, r.bytes, in_use ? 1 : 0);
+}
 
 /** @brief The footprint a kernel rule fills in, typed. */
 class footprint {

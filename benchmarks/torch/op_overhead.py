@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Host cost of acs.torch per PyTorch operator, in µs per op.
+
+Runs tight loops of tiny operators (an elementwise add, a view, a linear layer, an in-place
+add on a list of tensors) in four configurations, each in its own process, interleaved, and
+prints medians:
+  plain            no acs, no integration
+  import           `import acs.torch` without acs: must cost nothing (no callback installed)
+  acs              LD_PRELOAD=LIB, no integration
+  acs+torch        LD_PRELOAD=LIB and `import acs.torch`: the integration's cost is the
+                   difference to `acs`
+LIB is libacs.so on a GPU machine; on a CPU (--device cpu) the recorder stand-in of
+tests/torch (libacs_torch_recorder.so) plays acs, and CPU tensors are declared, so that the
+callbacks' own cost shows without a GPU.
+
+    python3 benchmarks/torch/op_overhead.py --lib build/interpose/libacs.so            # GPU
+    python3 benchmarks/torch/op_overhead.py --device cpu --lib build-cpu/tests/torch/libacs_torch_recorder.so
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OPS = ("add", "view", "linear", "foreach_add_")
+
+
+def measure(device, iterations, integration):
+    """One process's loops: {op: µs per call}."""
+    import torch
+    if integration:
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        import acs.torch
+        if device == "cpu":
+            acs.torch.disable()
+            acs.torch.enable(cpu_tensors=True)
+    dev = torch.device(device)
+    a, b = torch.randn(16, device=dev), torch.randn(16, device=dev)
+    x, w, bias = torch.randn(2, 16, device=dev), torch.randn(16, 16, device=dev), torch.randn(16, device=dev)
+    params = [torch.randn(16, device=dev) for _ in range(8)]
+    grads = [torch.randn(16, device=dev) for _ in range(8)]
+    bodies = {
+        "add": lambda: torch.add(a, b),
+        "view": lambda: a.view(4, 4),
+        "linear": lambda: torch.nn.functional.linear(x, w, bias),
+        "foreach_add_": lambda: torch._foreach_add_(params, grads),
+    }
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    out = {}
+    for name, body in bodies.items():
+        for _ in range(200):  # warm-up: first calls, caches, the allocator
+            body()
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(iterations):
+            body()
+        sync()
+        out[name] = (time.perf_counter() - t0) / iterations * 1e6
+    if integration:
+        out["_status"] = {k: v for k, v in acs.torch.status().items() if isinstance(v, (int, bool, str))}
+    return out
+
+
+def child(args):
+    print(json.dumps(measure(args.device, args.iterations, args.integration)))
+
+
+def run_mode(mode, args):
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", "--device", args.device,
+           "--iterations", str(args.iterations)]
+    if mode in ("import", "acs+torch"):
+        cmd.append("--integration")
+    if mode in ("acs", "acs+torch"):
+        env["LD_PRELOAD"] = os.path.abspath(args.lib)
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    if r.returncode != 0:
+        sys.exit(f"{mode} failed:\n{r.stderr[-2000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lib", help="libacs.so (or the recorder stand-in on a CPU)")
+    p.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
+    p.add_argument("--iterations", type=int, default=5000)
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--integration", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        return child(args)
+    modes = ["plain", "import"] + (["acs", "acs+torch"] if args.lib else [])
+    results = {m: [] for m in modes}
+    status = None
+    for _ in range(args.repeats):  # interleaved: drift of the machine hits every mode alike
+        for m in modes:
+            r = run_mode(m, args)
+            status = r.pop("_status", status)
+            results[m].append(r)
+    print(f"µs per operator, median of {args.repeats} runs of {args.iterations} calls ({args.device})")
+    print(f"{'op':<14}" + "".join(f"{m:>12}" for m in modes) + ("   integration" if args.lib else ""))
+    for op in OPS:
+        med = {m: statistics.median(r[op] for r in results[m]) for m in modes}
+        line = f"{op:<14}" + "".join(f"{med[m]:>12.2f}" for m in modes)
+        if args.lib:
+            line += f"   {med['acs+torch'] - med['acs']:+.2f}"
+        print(line)
+    if status:
+        print("acs.torch status in the last acs+torch run:", status)
+
+
+if __name__ == "__main__":
+    main()
