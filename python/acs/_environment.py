@@ -60,4 +60,6 @@ def environment(lib, base=None, window=None, streams=None, stats=False, stats_fi
         if infer not in INFER_MODES:
             raise UsageError(f"--infer must be one of {', '.join(INFER_MODES)}, not {infer!r}")
         env["ACS_INFER"] = infer
-    return env
+    # ACS_TORCH=1: the PyTorch integration in every Python process the program starts.
+    from .torch.launch import environment as with_torch_integration
+    return with_torch_integration(env)

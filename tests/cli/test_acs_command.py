@@ -108,6 +108,14 @@ class Run(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("another libacs.so", r.stderr)
 
+    def test_acs_torch_puts_the_integrations_boot_directory_on_pythonpath(self):
+        boot = os.path.join(REPO, "python", "acs", "torch", "_boot")
+        r = acs("run", "--lib", LIB, "--", "sh", "-c", "echo $PYTHONPATH", env=clean_env(ACS_TORCH="1"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip().split(os.pathsep)[0], boot)
+        r = acs("run", "--lib", LIB, "--", "sh", "-c", "echo x$PYTHONPATH", env=clean_env())
+        self.assertEqual(r.stdout.strip(), "x", "without ACS_TORCH the environment is left alone")
+
     def test_missing_program_and_nothing_to_run(self):
         r = acs("run", "--lib", LIB, "--", "no-such-program-acs-test")
         self.assertEqual(r.returncode, 127)

@@ -1,0 +1,1 @@
+../../../../include/acs/acs.h
