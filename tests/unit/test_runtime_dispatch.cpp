@@ -358,6 +358,54 @@ TEST_F(dispatch_test, stream_zero_is_the_legacy_or_the_per_thread_stream) {
   stream_barrier(nullptr, default_stream::per_thread);
 }
 
+// The legacy stream synchronises implicitly with blocking streams (rule 4), and pool streams do
+// not: acs must know which stream is which. Resolved as non-blocking, the legacy stream's pool
+// kernels would not be waited for by a blocking stream's work, nor the other way round.
+class runtime_streams : public dispatch_test {};
+
+TEST_F(runtime_streams, blocking_stream_work_waits_for_the_legacy_streams_pool_kernels) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream blocking = make_stream(ctx, CU_STREAM_DEFAULT);
+  const std::size_t from = mark();
+  const CUstream p = launch(nullptr, make_kernel(), make_allocation(), make_allocation(), default_stream::legacy);
+  ASSERT_TRUE(is_pool(p));
+  stream_work_begins(blocking, default_stream::legacy);  // e.g. cudaMemcpyAsync(..., blocking)
+  EXPECT_TRUE(joins(from, p, blocking)) << "the legacy stream was not resolved as the legacy stream";
+  stream_barrier(blocking, default_stream::legacy);
+}
+
+TEST_F(runtime_streams, legacy_stream_work_waits_for_blocking_streams_pool_kernels) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream blocking = make_stream(ctx, CU_STREAM_DEFAULT);
+  std::size_t from = mark();
+  const CUstream p = launch(blocking, make_kernel(), make_allocation(), make_allocation());
+  ASSERT_TRUE(is_pool(p));
+  stream_work_begins(nullptr, default_stream::legacy);
+  EXPECT_TRUE(joins(from, p, CU_STREAM_LEGACY));
+  stream_barrier(nullptr, default_stream::legacy);
+  // The per-thread default stream is blocking too.
+  from = mark();
+  const CUstream q = launch(nullptr, make_kernel(), make_allocation(), make_allocation(), default_stream::per_thread);
+  ASSERT_TRUE(is_pool(q));
+  stream_work_begins(nullptr, default_stream::legacy);
+  EXPECT_TRUE(joins(from, q, CU_STREAM_LEGACY));
+  stream_barrier(nullptr, default_stream::legacy);
+}
+
+TEST_F(runtime_streams, non_blocking_stream_work_does_not_wait_for_the_legacy_stream) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream free_stream = make_stream(ctx, CU_STREAM_NON_BLOCKING);
+  const std::size_t from = mark();
+  const CUstream p = launch(nullptr, make_kernel(), make_allocation(), make_allocation(), default_stream::legacy);
+  ASSERT_TRUE(is_pool(p));
+  stream_work_begins(free_stream, default_stream::legacy);
+  EXPECT_FALSE(joins(from, p, free_stream));
+  stream_barrier(free_stream, default_stream::legacy);
+}
+
 TEST_F(dispatch_test, per_thread_stream_keys_differ_between_threads_and_from_handles) {
   const std::uintptr_t mine = per_thread_stream_key();
   std::uintptr_t other = 0;
