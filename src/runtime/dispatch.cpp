@@ -66,13 +66,18 @@ void note_reason(pass_reason why) noexcept {
   }
 }
 
-// The scheduler of `stream`'s device, if acs manages it; `t` receives the stream.
+// The scheduler of `stream`'s device, if acs manages it, broken or not; `t` receives the stream.
+// A broken one takes no new kernel, but the kernels it already put on pool streams are still
+// joined into their streams, lazily as ever: until then a stream's sync, or work issued on it,
+// would not wait for them (the join is not done when the device breaks, so a launch that another
+// thread was dispatching meanwhile is joined too).
 device_runtime* runtime_of(CUstream stream, default_stream zero, stream_target& t) {
   const driver::table* cuda = driver::real();
   if (cuda == nullptr || !resolve_stream(*cuda, stream, zero, t) || !t.context->primary) return nullptr;
-  device_runtime* rt = t.context->runtime.load(std::memory_order_acquire);
-  return rt != nullptr && !rt->broken.load(std::memory_order_relaxed) ? rt : nullptr;
+  return t.context->runtime.load(std::memory_order_acquire);
 }
+
+bool is_broken(const device_runtime& rt) noexcept { return rt.broken.load(std::memory_order_relaxed); }
 
 // A join would become a node of the stream's capture: never on a capturing
 // stream (its redirected kernels were joined when the capture began).
@@ -88,10 +93,10 @@ void before_work_on(CUstream stream, default_stream zero) {
   if (device_runtime* rt = runtime_of(stream, zero, t); rt != nullptr && joinable(t)) rt->sched.before_barrier(t.stream);
 }
 
-// Work was issued directly on the application's stream (rule 2).
+// Work was issued directly on the application's stream (rule 2): later kernels fork after it.
 void barrier_on(CUstream stream, default_stream zero) {
   stream_target t;
-  if (device_runtime* rt = runtime_of(stream, zero, t)) rt->sched.barrier(t.stream);
+  if (device_runtime* rt = runtime_of(stream, zero, t); rt != nullptr && !is_broken(*rt)) rt->sched.barrier(t.stream);
 }
 
 enum class then { barrier, nothing };
@@ -149,8 +154,7 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     ACS_STAGE(capture);
 
     rt = runtime_for_launch(*cuda, *t.context);
-    if (rt == nullptr || rt->broken.load(std::memory_order_relaxed))
-      return issue_directly(launch, r, pass_reason::internal_error, then::nothing);
+    if (rt == nullptr || is_broken(*rt)) return issue_directly(launch, r, pass_reason::internal_error, then::barrier);
     ACS_STAGE(runtime);
 
     declared::launch_footprint& footprint = scratch_footprint();
@@ -161,11 +165,11 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     ACS_STAGE(after_launch);
     return status;
   } catch (...) {
-    // The scheduler's state may be inconsistent: this device passes through from
-    // now on. Every kernel it dispatched was joined into its stream, so the
-    // application's order holds.
+    // acs's own bookkeeping failed: this device takes no new kernel from now on. The launch
+    // runs on its own stream, after the stream's pool kernels (runtime_of: they are still
+    // joined, here and before any later work or sync of their streams).
     if (rt != nullptr) rt->broken.store(true, std::memory_order_relaxed);
-    return issue_directly(launch, r, pass_reason::internal_error, then::nothing);
+    return issue_directly(launch, r, pass_reason::internal_error, then::barrier);
   }
 }
 
@@ -222,7 +226,7 @@ void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint6
     stream_target t;
     if (cuda == nullptr || !resolve_stream(*cuda, stream, stream_zero, t) || !t.context->primary) return;
     device_runtime* rt = t.context->runtime.load(std::memory_order_acquire);
-    if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.synchronized(t.stream.key, point);
+    if (rt != nullptr && !is_broken(*rt)) rt->sched.synchronized(t.stream.key, point);
   });
 }
 
@@ -236,7 +240,7 @@ void device_synchronized(std::uint64_t point) noexcept {
     context_entry* e = cuda != nullptr ? current_context(*cuda) : nullptr;
     if (e == nullptr || !e->primary) return;
     device_runtime* rt = e->runtime.load(std::memory_order_acquire);
-    if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.device_synchronized(point);
+    if (rt != nullptr && !is_broken(*rt)) rt->sched.device_synchronized(point);
   });
 }
 

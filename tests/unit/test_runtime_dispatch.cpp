@@ -12,6 +12,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <new>
 #include <set>
 #include <thread>
 #include <vector>
@@ -46,6 +47,7 @@ struct fake_state {
   std::set<CUstream> capturing;
   std::map<CUfunction, std::vector<std::pair<size_t, size_t>>> layouts;
   std::vector<call> calls;
+  int throw_at_event_create = 0;  // > 0: that many creations throw, as acs's bookkeeping failing
 
   template <class T>
   T handle() {
@@ -142,6 +144,10 @@ CUresult stream_wait_event(CUstream s, CUevent e, unsigned) {
 }
 CUresult event_create(CUevent* e, unsigned) {
   std::lock_guard lock(fake().mutex);
+  if (fake().throw_at_event_create > 0) {
+    --fake().throw_at_event_create;
+    throw std::bad_alloc();
+  }
   *e = fake().handle<CUevent>();
   return CUDA_SUCCESS;
 }
@@ -712,6 +718,63 @@ TEST_F(dispatch_test, destroyed_context_handle_reused_gets_a_new_scheduler) {
   const CUstream p = launch(s, f, make_allocation(), make_allocation());
   EXPECT_TRUE(is_pool(p));
   EXPECT_NE(runtime_of(ctx), before);
+}
+
+// acs's own bookkeeping fails (an exception inside the scheduler): the device is marked broken and
+// takes no new kernel. With the lazy join, kernels already on pool streams are not yet part of
+// their streams: the failed launch, later work and syncs of those streams must still wait for them.
+class runtime_broken_device : public dispatch_test {
+ protected:
+  // Launches on `s` while acs's next event creation throws; returns the stream it ran on.
+  CUstream launch_while_bookkeeping_fails(CUstream s) {
+    {
+      std::lock_guard lock(fake().mutex);
+      fake().throw_at_event_create = 1;
+    }
+    const CUstream on = launch(s, make_kernel(), make_allocation(), make_allocation());
+    std::lock_guard lock(fake().mutex);
+    EXPECT_EQ(fake().throw_at_event_create, 0) << "the failure was not reached";
+    fake().throw_at_event_create = 0;
+    return on;
+  }
+};
+
+TEST_F(runtime_broken_device, the_failed_launch_runs_after_its_streams_pool_kernels) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const std::size_t from = mark();
+  const CUstream p = launch(s, make_kernel(), make_allocation(), make_allocation());
+  ASSERT_TRUE(is_pool(p));
+  EXPECT_EQ(launch_while_bookkeeping_fails(s), s) << "the launch passes through on its own stream";
+  ASSERT_TRUE(runtime_of(ctx)->broken.load());
+  // s waited for an event recorded on p after the pool kernel, before the direct launch on s.
+  std::set<CUevent> after_kernel;
+  bool launched = false, waited = false;
+  for (const call& c : calls_since(from)) {
+    if (c.what == call::launch && c.stream == p) launched = true;
+    if (launched && c.what == call::record && c.stream == p) after_kernel.insert(c.event);
+    if (c.what == call::wait && c.stream == s && after_kernel.count(c.event)) waited = true;
+    if (c.what == call::launch && c.stream == s) break;
+  }
+  EXPECT_TRUE(waited) << "the direct launch overtook the stream's pool kernel";
+}
+
+TEST_F(runtime_broken_device, a_later_sync_of_another_stream_still_waits_for_its_pool_kernels) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s1 = make_stream(ctx), s2 = make_stream(ctx);
+  const std::size_t from = mark();
+  const CUstream p = launch(s1, make_kernel(), make_allocation(), make_allocation());
+  ASSERT_TRUE(is_pool(p));
+  EXPECT_EQ(launch_while_bookkeeping_fails(s2), s2);
+  ASSERT_TRUE(runtime_of(ctx)->broken.load());
+  EXPECT_FALSE(joins(from, p, s1));
+  (void)stream_sync_begins(s1, default_stream::legacy);  // cudaStreamSynchronize(s1)
+  EXPECT_TRUE(joins(from, p, s1)) << "s1's sync would return before its kernel finished";
+  // Work issued on it is ordered after it too, and later launches pass through.
+  const CUstream q = launch(s1, make_kernel(), make_allocation(), make_allocation());
+  EXPECT_EQ(q, s1);
 }
 
 // No libcuda in the process (CI, or a program that never loaded it): every
