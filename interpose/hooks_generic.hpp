@@ -5,7 +5,8 @@
 // it can be exported under the symbol's name and returned from dlsym / cuGetProcAddress in
 // place of the real pointer. It forwards straight to the real function when nested inside
 // another hook (hooks_guard.hpp), and otherwise hands the call to the handler of its kind
-// (hooks_handlers.hpp).
+// (hooks_handlers.hpp). A call that fails is reported (call_failed): a failed context means
+// that no launch may be deferred any more (docs/design.md rule 6).
 //
 // Entry (generated from hooks_table.inc in hooks_driver.cpp and hooks_runtime.cpp) provides:
 //   static constexpr const char* name; hook_api api; hook_kind kind; acs::default_stream zero;
@@ -38,7 +39,9 @@ struct hook<Entry, R (*)(A...)> {
     }
     hook_scope scope;
     Entry::count(false);
-    return handler<Entry::kind>::template call<Entry>(real, a...);
+    const R result = handler<Entry::kind>::template call<Entry>(real, a...);
+    if (result != R{}) [[unlikely]] call_failed(static_cast<int>(result));
+    return result;
   }
 };
 

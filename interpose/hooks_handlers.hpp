@@ -266,13 +266,40 @@ struct handler<hook_kind::teardown> {
   }
 };
 
+// What may make a launch of a kind that succeeded before fail (docs/design.md rule 6): every
+// launch acs deferred is issued before it changes, none is deferred while it changes, and no
+// earlier success counts after it.
+template <>
+struct handler<hook_kind::function_config> {
+  template <class Entry, class R, class... A>
+  static R call(R (*real)(A...), A... a) noexcept {
+    launch_conditions_change_begins();
+    const R result = real(a...);
+    launch_conditions_changed();
+    return result;
+  }
+};
+
+// Unloading code: function handles may name other kernels afterwards, and launches of the old
+// ones must have been issued before it (as for function_config).
 template <>
 struct handler<hook_kind::unload> {
   template <class Entry, class R, class... A>
   static R call(R (*real)(A...), A... a) noexcept {
+    launch_conditions_change_begins();
     const R result = real(a...);
+    launch_conditions_changed();
     if (result == detail::success<R>()) modules_unloaded(static_cast<const void*>(detail::arg<0>(a...)));
     return result;
+  }
+};
+
+// Forwarded as is: hook<> reports its status if it failed.
+template <>
+struct handler<hook_kind::status> {
+  template <class Entry, class R, class... A>
+  static R call(R (*real)(A...), A... a) noexcept {
+    return real(a...);
   }
 };
 

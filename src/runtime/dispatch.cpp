@@ -27,6 +27,7 @@
 #include "src/runtime/devices.hpp"
 #include "interpose/real_driver.hpp"
 #include "src/runtime/footprint.hpp"
+#include "src/runtime/launch_conditions.hpp"
 #include "src/runtime/start.hpp"
 #include "src/runtime/streams.hpp"
 #include "src/support/stage_timer.hpp"
@@ -124,6 +125,11 @@ declared::launch_footprint& scratch_footprint() {
 }  // namespace
 
 bool active() noexcept { return !settings().pass_through() && !driver::unavailable(); }
+
+// Unconditional, and cheap without a scheduler: a begin must always meet its end.
+void launch_conditions_change_begins() noexcept { launch_conditions::change_begins(); }
+void launch_conditions_changed() noexcept { launch_conditions::change_ends(); }
+void call_failed(int status) noexcept { (void)launch_conditions::call_failed(status); }
 
 int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
   pending_launch launch{issue, &r};

@@ -104,4 +104,16 @@ void code_loaded(const void* handle, bool library, const void* image) noexcept;
 // Whether acs is active at all (config, environment, a GPU present).
 bool active() noexcept;
 
+// A call that may change whether launches succeed (a function's attributes, the context's limits,
+// unloading code) is bracketed by these: every launch acs deferred to its issuing threads is
+// issued before it, none is deferred while it runs, and after it no launch counts as known to
+// succeed until one succeeds again (docs/design.md rule 6).
+void launch_conditions_change_begins() noexcept;
+void launch_conditions_changed() noexcept;
+
+// A hooked call returned `status` (a CUresult or cudaError_t, not success). After a context
+// error (sticky: a kernel fault...) no launch is deferred any more, so that each later launch
+// reaches the driver and returns the error, as it would without acs.
+void call_failed(int status) noexcept;
+
 }  // namespace acs
