@@ -48,5 +48,5 @@
 #define ACS_HOOKED_unload(x) x
 #define ACS_HOOKED_code_load(x) x
 #define ACS_HOOKED_function_config(x) x
-#define ACS_HOOKED_status(x) x
+#define ACS_HOOKED_observe(x) x
 #define ACS_HOOKED_pass(x)

@@ -294,9 +294,9 @@ struct handler<hook_kind::unload> {
   }
 };
 
-// Forwarded as is: hook<> reports its status if it failed.
+// Forwarded as is: hook<> notes the call and reports its status if it failed.
 template <>
-struct handler<hook_kind::status> {
+struct handler<hook_kind::observe> {
   template <class Entry, class R, class... A>
   static R call(R (*real)(A...), A... a) noexcept {
     return real(a...);

@@ -30,7 +30,7 @@ enum class hook_kind : std::uint8_t {
   unload,
   code_load,
   function_config,
-  status,
+  observe,
   pass,
 };
 
@@ -59,7 +59,7 @@ constexpr std::string_view kind_name(hook_kind k) noexcept {
     case hook_kind::unload: return "unload";
     case hook_kind::code_load: return "code_load";
     case hook_kind::function_config: return "function_config";
-    case hook_kind::status: return "status";
+    case hook_kind::observe: return "observe";
     case hook_kind::pass: return "pass";
   }
   return "?";

@@ -21,6 +21,7 @@
 #include "annotations/inferred/allocation_map.hpp"
 #include "src/support/config.hpp"
 #include "src/support/guard.hpp"
+#include "src/support/process.hpp"
 #include "src/support/log.hpp"
 #include "src/runtime/capture.hpp"
 #include "src/runtime/cuda_backend.hpp"
@@ -124,7 +125,9 @@ declared::launch_footprint& scratch_footprint() {
 
 }  // namespace
 
-bool active() noexcept { return !settings().pass_through() && !driver::unavailable(); }
+bool active() noexcept {
+  return !process::forked_child() && !settings().pass_through() && !driver::unavailable();
+}
 
 // Unconditional, and cheap without a scheduler: a begin must always meet its end.
 void launch_conditions_change_begins() noexcept { launch_conditions::change_begins(); }

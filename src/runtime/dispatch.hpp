@@ -43,6 +43,11 @@ struct launch_request {
   launch_shape shape;
 };
 
+// The program makes a CUDA call: every hook calls this first. The first call sets up what acs
+// must do before the program's first context exists (CUDA_DEVICE_MAX_CONNECTIONS): no hooked
+// call can come later than cuInit, which is hooked. Until then acs has no side effect (rule 14).
+void cuda_in_use() noexcept;
+
 // Before an operation that waits for, or releases, what the device's work may use (device
 // synchronize, free, context teardown): every launch acs accepted is issued to the GPU first.
 void device_work_issued() noexcept;

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "src/support/log.hpp"
+#include "src/support/process.hpp"
 #include "src/support/thread_cache.hpp"
 
 namespace acs {
@@ -72,6 +73,7 @@ std::atomic<std::uintptr_t> next_thread_key{0};
 struct per_thread_stream {
   const std::uintptr_t key = (next_thread_key.fetch_add(1, std::memory_order_relaxed) << 2) | 3;
   ~per_thread_stream() {
+    if (process::forked_child()) return;  // the parent's threads may hold the schedulers' locks
     try {
       for (device_runtime* rt : all_runtimes()) rt->sched.forget(key);
     } catch (...) {

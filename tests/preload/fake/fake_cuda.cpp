@@ -13,9 +13,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "fake_calls.hpp"
@@ -149,8 +151,13 @@ CUresult cuCtxSynchronize() {
   log("cuCtxSynchronize");
   return unless_failed();
 }
+// What the driver would read when it creates a context: acs must have set it by then.
+std::string connections_at_init = "not called";
 CUresult cuInit(unsigned) {
   log("cuInit");
+  const char* v = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  std::lock_guard lock(mutex);
+  connections_at_init = v != nullptr ? v : "unset";
   return CUDA_SUCCESS;
 }
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attribute, int value) {
@@ -385,6 +392,10 @@ void fake_cuda_fail_after_launches(std::uint64_t n) {
 void fake_cuda_fail_now() {
   std::lock_guard lock(mutex);
   model.failed = true;
+}
+const char* fake_cuda_connections_at_init() {
+  std::lock_guard lock(mutex);
+  return connections_at_init.c_str();
 }
 void fake_cuda_launches(std::uint64_t* seen, std::uint64_t* run) {
   std::lock_guard lock(mutex);
