@@ -62,16 +62,46 @@ CUfunction function_of_stub(const void* func) noexcept {
 }
 
 // The CUfunction of a cudaKernel_t (what <<<>>> passes to __cudaLaunchKernel; it is a CUkernel)
-// in the current context: a driver call, which leaves the runtime's error state alone. Without a
-// current context yet (a thread's first launch), fall back on the runtime look-up.
-CUfunction function_of_kernel(cudaKernel_t kernel) noexcept {
+// in the current context: a driver call, which leaves the runtime's error state alone. nullptr
+// when there is no current context (or no driver yet).
+CUfunction kernel_function(cudaKernel_t kernel) noexcept {
   const driver::table* cu = driver::real();
-  if (cu != nullptr && cu->cuKernelGetFunction_ != nullptr && kernel != nullptr) {
-    CUfunction function = nullptr;
-    if (cu->cuKernelGetFunction_(&function, reinterpret_cast<CUkernel>(kernel)) == CUDA_SUCCESS) {
-      return function;
-    }
+  CUfunction function = nullptr;
+  if (cu == nullptr || cu->cuKernelGetFunction_ == nullptr ||
+      cu->cuKernelGetFunction_(&function, reinterpret_cast<CUkernel>(kernel)) != CUDA_SUCCESS)
+    return nullptr;
+  return function;
+}
+
+bool context_is_current() noexcept {
+  const driver::table* cu = driver::real();
+  CUcontext current = nullptr;
+  return cu != nullptr && cu->cuCtxGetCurrent_(&current) == CUDA_SUCCESS && current != nullptr;
+}
+
+// A thread's first runtime call may be the launch itself (NVIDIA's simpleCooperativeGroups sample):
+// the runtime initialises the thread's device and makes its primary context current only inside
+// the launch, after this hook asked the driver for the kernel's function. The hook has it done
+// first: cudaSetDevice of the thread's current device does exactly that (CUDA 12 and later) and
+// nothing else. The same care of the last error as function_of_stub.
+bool make_device_context_current() noexcept {
+  const real::runtime_reals* rt = real::runtime();
+  if (rt == nullptr || rt->cudaPeekAtLastError == nullptr || rt->cudaGetDevice == nullptr ||
+      rt->cudaSetDevice == nullptr || rt->cudaGetLastError == nullptr || rt->cudaPeekAtLastError() != cudaSuccess)
+    return false;
+  int device = 0;
+  if (rt->cudaGetDevice(&device) != cudaSuccess || rt->cudaSetDevice(device) != cudaSuccess) {
+    (void)rt->cudaGetLastError();
+    return false;
   }
+  return true;
+}
+
+CUfunction function_of_kernel(cudaKernel_t kernel) noexcept {
+  if (kernel == nullptr) return nullptr;
+  if (const CUfunction function = kernel_function(kernel)) return function;
+  if (!context_is_current() && make_device_context_current())
+    if (const CUfunction function = kernel_function(kernel)) return function;
   return function_of_stub(static_cast<const void*>(kernel));
 }
 

@@ -641,3 +641,28 @@ TEST_F(preload_deferred_error, failed_calls_are_reported_with_their_status) {
     if (e.what == recorded::call_failed) failed.push_back(e.detail);
   EXPECT_EQ(failed, std::vector<int>{CUDA_ERROR_LAUNCH_FAILED});
 }
+
+// A thread whose first runtime call is a <<<>>> launch (NVIDIA's simpleCooperativeGroups sample
+// with -cudart shared): no context is current yet when the hook asks the driver for the kernel's
+// function, and the runtime would make one current only inside the launch. The hook must still
+// identify the kernel, or the launch passes straight through with "a launch whose kernel could
+// not be identified".
+class preload_unidentified_kernel : public Interposition {};
+
+TEST_F(preload_unidentified_kernel, a_threads_first_launch_finds_its_kernel_without_a_current_context) {
+  const auto drop_current_context = lookup<void (*)()>(cuda_, "fake_cuda_drop_current_context");
+  ASSERT_NE(drop_current_context, nullptr);
+  cudaError_t status = cudaErrorUnknown;
+  cudaError_t left = cudaErrorUnknown;
+  std::thread([&] {
+    drop_current_context();  // as on a fresh thread before any runtime call
+    status = __cudaLaunchKernel(reinterpret_cast<cudaKernel_t>(0x3000), dim3(1), dim3(64), nullptr, 256, nullptr);
+    left = cudaGetLastError();
+  }).join();
+  EXPECT_EQ(status, cudaSuccess);
+  EXPECT_EQ(left, cudaSuccess) << "the look-up left an error behind";
+  const auto e = events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].what, recorded::launch);
+  EXPECT_EQ(e[0].function, function(0x3001)) << "the kernel was not identified";
+}

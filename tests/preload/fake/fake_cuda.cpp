@@ -195,8 +195,15 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, size_t* size, CUdeviceptr p)
   *size = 4096;
   return CUDA_SUCCESS;
 }
+// A thread can be made to have no current context, as before its first runtime call (the
+// runtime makes its device's primary context current lazily, in that call).
+thread_local bool no_current_context = false;
 CUresult cuCtxGetCurrent(CUcontext* c) {
-  *c = primary_context;
+  *c = no_current_context ? nullptr : primary_context;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxSetCurrent(CUcontext c) {
+  no_current_context = c == nullptr;
   return CUDA_SUCCESS;
 }
 
@@ -260,6 +267,7 @@ CUresult cuFuncGetParamInfo(CUfunction, size_t index, size_t* offset, size_t* si
 }
 // A CUkernel's function in the current context: the tests use kernel + 1.
 CUresult cuKernelGetFunction(CUfunction* f, CUkernel k) {
+  if (no_current_context) return CUDA_ERROR_INVALID_CONTEXT;
   *f = reinterpret_cast<CUfunction>(reinterpret_cast<std::uintptr_t>(k) + 1);
   return CUDA_SUCCESS;
 }
@@ -354,6 +362,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint
       {"cuEventSynchronize", 2000, reinterpret_cast<void*>(&cuEventSynchronize), nullptr},
       {"cuStreamQuery", 2000, reinterpret_cast<void*>(&cuStreamQuery), nullptr},
       {"cuInit", 2000, reinterpret_cast<void*>(&cuInit), nullptr},
+      {"cuCtxSetCurrent", 4000, reinterpret_cast<void*>(&cuCtxSetCurrent), nullptr},
       {"cuGetProcAddress", 12000, reinterpret_cast<void*>(&cuGetProcAddress_v2), nullptr},
       {"cuGetProcAddress", 11030, reinterpret_cast<void*>(&cuGetProcAddress), nullptr},
   };
@@ -389,6 +398,8 @@ void fake_cuda_fail_after_launches(std::uint64_t n) {
   std::lock_guard lock(mutex);
   model.fail_after = model.launches_seen + n;
 }
+// This thread has no current context until a runtime call (or cuCtxSetCurrent) makes one.
+void fake_cuda_drop_current_context() { no_current_context = true; }
 void fake_cuda_fail_now() {
   std::lock_guard lock(mutex);
   model.failed = true;
