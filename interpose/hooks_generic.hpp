@@ -44,7 +44,7 @@ struct hook<Entry, R (*)(A...)> {
     cuda_in_use();
     hook_scope scope;
     Entry::count(false);
-    const R result = handler<Entry::kind>::template call<Entry>(real, a...);
+    const R result = handle<Entry>(kind_tag<Entry::kind>{}, real, a...);
     if (result != R{}) [[unlikely]] call_failed(static_cast<int>(result));
     return result;
   }

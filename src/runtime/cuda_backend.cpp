@@ -39,22 +39,25 @@ class in_context {
   bool pushed_ = false;
 };
 
-}  // namespace
-
-backend_status cuda_backend::create_stream(stream_handle* out) {
-  in_context guard(cuda_, context_);
-  CUstream s = nullptr;
-  const CUresult r = cuda_.cuStreamCreate_(&s, CU_STREAM_NON_BLOCKING);
-  if (r == CUDA_SUCCESS) *out = reinterpret_cast<stream_handle>(s);
+// A stream or event of the primary context, created with `create(&handle, flags)`.
+template <class Handle, class Create>
+backend_status create_in(const driver::table& cuda, CUcontext context, Create create, unsigned flags,
+                         std::uintptr_t* out) {
+  in_context guard(cuda, context);
+  Handle h = nullptr;
+  const CUresult r = create(&h, flags);
+  if (r == CUDA_SUCCESS) *out = reinterpret_cast<std::uintptr_t>(h);
   return r;
 }
 
+}  // namespace
+
+backend_status cuda_backend::create_stream(stream_handle* out) {
+  return create_in<CUstream>(cuda_, context_, cuda_.cuStreamCreate_, CU_STREAM_NON_BLOCKING, out);
+}
+
 backend_status cuda_backend::create_event(event_handle* out) {
-  in_context guard(cuda_, context_);
-  CUevent e = nullptr;
-  const CUresult r = cuda_.cuEventCreate_(&e, CU_EVENT_DISABLE_TIMING);
-  if (r == CUDA_SUCCESS) *out = reinterpret_cast<event_handle>(e);
-  return r;
+  return create_in<CUevent>(cuda_, context_, cuda_.cuEventCreate_, CU_EVENT_DISABLE_TIMING, out);
 }
 
 // acs's own calls fail only when the context failed (or a bug): then nothing may be deferred.

@@ -30,12 +30,16 @@ class cuda_backend final : public backend {
  public:
   cuda_backend(const driver::table& cuda, CUcontext context) noexcept : cuda_(cuda), context_(context) {}
 
+  // Pool streams and their events, in the device's primary context.
   backend_status create_stream(stream_handle* out) override;
+  backend_status synchronize(stream_handle stream) override;
+  void destroy_stream(stream_handle stream) noexcept override;
   backend_status create_event(event_handle* out) override;
   backend_status record_event(event_handle event, stream_handle stream) override;
   backend_status wait_event(stream_handle stream, event_handle event) override;
   event_state query_event(event_handle event) override;
-  backend_status synchronize(stream_handle stream) override;
+  void destroy_event(event_handle event) noexcept override;
+
   // `kernel` is a pending_launch: re-issues the application's launch on `stream`.
   backend_status launch(const void* kernel, stream_handle stream) override;
   // A launch is detached (copied, to be issued later through cuLaunchKernel) only when its
@@ -54,8 +58,6 @@ class cuda_backend final : public backend {
   const void* detach(const void* kernel) override;
   backend_status launch_detached(const void* kernel, stream_handle stream) override;
   void issuing_thread_started() noexcept override;
-  void destroy_stream(stream_handle stream) noexcept override;
-  void destroy_event(event_handle event) noexcept override;
 
  private:
   struct launch_kind {
