@@ -43,20 +43,24 @@ namespace {
 
 struct message {
   log_level level;
-  const char* launches;  // nullptr: said elsewhere
+  const char* text;  // nullptr: said elsewhere
 };
 
 message reason_message(pass_reason why) noexcept {
   switch (why) {
     case pass_reason::disabled: return {log_level::info, nullptr};   // said when the settings were read
     case pass_reason::capturing: return {log_level::info, nullptr};  // said by capture tracking
-    case pass_reason::cooperative: return {log_level::info, "cooperative launches"};
+    case pass_reason::cooperative: return {log_level::info, "cooperative launches pass straight through"};
     case pass_reason::ordering_attribute:
-      return {log_level::info, "launches with ordering attributes (programmatic dependent launch...)"};
+      return {log_level::info,
+              "launches with ordering attributes (programmatic dependent launch...) pass straight through"};
     case pass_reason::foreign_context:
-      return {log_level::info, "launches outside a device's primary context (or with no current context)"};
-    case pass_reason::unknown_function: return {log_level::warn, "launches whose kernel could not be identified"};
-    case pass_reason::internal_error: return {log_level::warn, "after a failure of acs's own bookkeeping, launches"};
+      return {log_level::info,
+              "launches outside a device's primary context (or with no current context) pass straight through"};
+    case pass_reason::unknown_function:
+      return {log_level::warn, "a launch whose kernel could not be identified passes straight through"};
+    case pass_reason::internal_error:
+      return {log_level::warn, "acs's own bookkeeping failed: launches pass straight through"};
     case pass_reason::count_: break;
   }
   return {log_level::info, nullptr};
@@ -70,7 +74,7 @@ void note_reason(pass_reason why) noexcept {
   const auto i = static_cast<std::size_t>(why);
   if (i >= stats::reason_count || said[i].load(std::memory_order_relaxed) || said[i].exchange(true)) return;
   const auto [level, what] = reason_message(why);
-  if (what != nullptr) log::print(level, "{} pass straight through", what);
+  if (what != nullptr) log::print(level, "{}", what);
 }
 
 // The scheduler of `stream`'s device, if acs manages it, broken or not; `t` receives the stream.
