@@ -22,6 +22,7 @@
 #include "src/runtime/capture.hpp"
 #include "src/runtime/driver_inference.hpp"
 #include "src/runtime/devices.hpp"
+#include "src/runtime/launch_conditions.hpp"
 #include "interpose/real_driver.hpp"
 #include "src/runtime/streams.hpp"
 #include "src/support/stats.hpp"
@@ -775,6 +776,96 @@ TEST_F(runtime_broken_device, a_later_sync_of_another_stream_still_waits_for_its
   // Work issued on it is ordered after it too, and later launches pass through.
   const CUstream q = launch(s1, make_kernel(), make_allocation(), make_allocation());
   EXPECT_EQ(q, s1);
+}
+
+// Which launches the CUDA backend hands to the issuing threads (docs/design.md rule 6): only a
+// kind that succeeded, from the backend's context, since the conditions last changed, and none
+// after a context failure. The backend is driven directly, with the fake driver and a
+// cuLaunchKernel for the copies it detaches.
+class runtime_deferred_error : public dispatch_test {
+ protected:
+  void SetUp() override {
+    dispatch_test::SetUp();
+    table_ = fake_table();
+    table_.cuLaunchKernel_ = [](CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                CUstream, void**, void**) -> CUresult { return CUDA_SUCCESS; };
+    ctx_ = make_device();
+    make_current(ctx_);
+    kernel_ = make_kernel();
+  }
+  void TearDown() override {
+    launch_conditions::reset_for_testing();
+    dispatch_test::TearDown();
+  }
+
+  // A launch of the kernel, made in place (the closure) with `status`.
+  void launch_in_place(cuda_backend& b, int status) {
+    app_launch l;
+    l.status = status;
+    launch_request r = request();
+    pending_launch p{l.closure(), &r};
+    EXPECT_EQ(b.launch(&p, 0), status);
+  }
+  // Whether the backend detaches the next launch of the kernel: hands it to an issuing thread.
+  bool defers(cuda_backend& b) {
+    app_launch l;
+    launch_request r = request();
+    pending_launch p{l.closure(), &r};
+    const void* d = b.detach(&p);
+    if (d != nullptr) {
+      EXPECT_EQ(b.launch_detached(d, 0), 0);  // issues and frees the copy
+    }
+    return d != nullptr;
+  }
+  launch_request request() {
+    launch_request r;
+    r.function = kernel_;
+    r.params = params_;
+    r.shape = {{1, 1, 1}, {32, 1, 1}, 0, false};
+    return r;
+  }
+
+  address x_ = make_allocation(), y_ = make_allocation();
+  void* params_[2] = {&x_, &y_};
+  driver::table table_{};
+  CUcontext ctx_ = nullptr;
+  CUfunction kernel_ = nullptr;
+};
+
+TEST_F(runtime_deferred_error, a_kind_is_deferred_only_once_it_succeeded) {
+  cuda_backend b(table_, ctx_);
+  EXPECT_FALSE(defers(b));
+  launch_in_place(b, 98);
+  EXPECT_FALSE(defers(b)) << "a kind that only failed is not known to succeed";
+  launch_in_place(b, 0);
+  EXPECT_TRUE(defers(b));
+  make_current(make_foreign_context(ctx_));
+  EXPECT_FALSE(defers(b)) << "from another current context the launch is issued at once";
+}
+
+TEST_F(runtime_deferred_error, a_change_of_the_conditions_forgets_earlier_successes) {
+  cuda_backend b(table_, ctx_);
+  launch_in_place(b, 0);
+  EXPECT_TRUE(defers(b));
+  launch_conditions::change_begins();  // cudaFuncSetAttribute...
+  EXPECT_FALSE(defers(b)) << "nothing is deferred while the conditions change";
+  launch_in_place(b, 0);
+  launch_conditions::change_ends();
+  EXPECT_FALSE(defers(b)) << "successes from before and during the change do not count";
+  launch_in_place(b, 0);
+  EXPECT_TRUE(defers(b)) << "a success after it does";
+}
+
+TEST_F(runtime_deferred_error, nothing_is_deferred_after_a_context_failure) {
+  cuda_backend b(table_, ctx_);
+  launch_in_place(b, 0);
+  EXPECT_TRUE(defers(b));
+  EXPECT_FALSE(launch_conditions::call_failed(CUDA_ERROR_INVALID_VALUE)) << "not a context failure";
+  EXPECT_TRUE(defers(b));
+  EXPECT_TRUE(launch_conditions::call_failed(CUDA_ERROR_ILLEGAL_ADDRESS));
+  EXPECT_FALSE(defers(b));
+  launch_in_place(b, 0);
+  EXPECT_FALSE(defers(b)) << "not even after a success";
 }
 
 // No libcuda in the process (CI, or a program that never loaded it): every
