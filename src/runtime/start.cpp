@@ -117,6 +117,9 @@ void in_child_after_fork() noexcept { process::after_fork_in_child(); }
   (void)pthread_atfork(before_fork, nullptr, in_child_after_fork);
 }
 
+// setenv is not safe against another thread's getenv; at a program's first CUDA call that is
+// rarely a concern, and the driver reads this variable when it creates a context, which cannot
+// come before this call (rule 14).
 void set_device_connections() {
   const char* name = "CUDA_DEVICE_MAX_CONNECTIONS";
   if (const auto value = device_connections_to_set(settings(), std::getenv(name)))
