@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "interpose/hooks_entry.hpp"
 #include "interpose/hooks_export.hpp"
 #include "interpose/hooks_generic.hpp"
 #include "interpose/hooks_launch.hpp"
@@ -32,16 +33,18 @@ namespace {
 
 constexpr std::size_t index(driver_id id) noexcept { return static_cast<std::size_t>(id); }
 
-// Calls per hook, counted only while debug logging is on, and printed at exit.
-constinit std::atomic<std::uint64_t> nested_counts[driver_hook_count] = {};
-constinit std::atomic<std::uint64_t> call_counts[driver_hook_count] = {};
-constinit std::atomic<bool> summary_registered{false};
-void print_summary() noexcept;
+constinit hook_counters<driver_hook_count> counters;
 
-void count_call(driver_id id, bool nested) noexcept {
-  if (!log::enabled(log_level::debug)) return;
-  (nested ? nested_counts : call_counts)[index(id)].fetch_add(1, std::memory_order_relaxed);
-  if (!summary_registered.exchange(true, std::memory_order_relaxed)) std::atexit(print_summary);
+void print_summary() noexcept {
+  static constexpr const char* names[] = {ACS_DRIVER_HOOKS(ACS_HOOKS_NAME)};
+  counters.print(names);
+}
+
+void count_call(driver_id id, bool nested) noexcept { counters.count(index(id), nested, print_summary); }
+
+const real::driver_reals* driver_reals_now() noexcept {
+  const real::driver_state* state = real::driver_state_now();
+  return state != nullptr ? &state->reals : nullptr;
 }
 
 }  // namespace
@@ -130,28 +133,10 @@ struct special<hook_api::driver> {
 
 namespace {
 
-// One Entry type per table line (hooks_generic.hpp says what it provides).
-#define ACS_DRIVER_ENTRY(symbol, kind_)                                                      \
-  ACS_HOOKS_ASSERT_NOT_RENAMED(symbol, #symbol);                                             \
-  struct entry_##symbol {                                                                    \
-    static constexpr const char* name = #symbol;                                             \
-    static constexpr hook_api api = hook_api::driver;                                        \
-    static constexpr hook_kind kind = hook_kind::kind_;                                      \
-    static constexpr default_stream zero =                                                   \
-        per_thread_variant(#symbol) ? default_stream::per_thread : default_stream::legacy;  \
-    static decltype(&::symbol) real() noexcept {                                             \
-      const real::driver_state* state = real::driver_state_now();                           \
-      return state != nullptr ? state->reals.symbol : nullptr;                               \
-    }                                                                                        \
-    static void count(bool nested) noexcept { count_call(driver_id::symbol, nested); }                          \
-  };
+#define ACS_DRIVER_ENTRY(symbol, kind) ACS_HOOKS_ENTRY(symbol, kind, driver, driver_reals_now(), driver_id::symbol)
 ACS_DRIVER_HOOKS(ACS_DRIVER_ENTRY)
 #undef ACS_DRIVER_ENTRY
-
-#define ACS_DRIVER_EXPORT(symbol, kind) \
-  ACS_HOOKED_##kind(ACS_HOOKS_EXPORT(symbol, &hook<entry_##symbol>::call))
-ACS_DRIVER_HOOKS(ACS_DRIVER_EXPORT)
-#undef ACS_DRIVER_EXPORT
+ACS_DRIVER_HOOKS(ACS_HOOKS_EXPORT_LINE)
 
 struct hooked_symbol {
   const char* name;
@@ -173,19 +158,6 @@ const hooked_symbol* hooked_begin(std::size_t* count) noexcept {
 }
 
 constinit std::atomic<bool> unknown_variant_warned{false};
-
-void print_summary() noexcept {
-  std::size_t count = 0;
-  const hooked_symbol* rows = hooked_begin(&count);
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::uint64_t calls = call_counts[index(rows[i].id)].load(std::memory_order_relaxed);
-    const std::uint64_t nested = nested_counts[index(rows[i].id)].load(std::memory_order_relaxed);
-    if (calls + nested != 0) {
-      log::debug("{}: {} calls handled, {} nested calls passed through", rows[i].name,
-               static_cast<unsigned long long>(calls), static_cast<unsigned long long>(nested));
-    }
-  }
-}
 
 constexpr hook_kind kind_of(driver_id id) noexcept {
   switch (id) {

@@ -47,4 +47,6 @@
 #define ACS_HOOKED_teardown(x) x
 #define ACS_HOOKED_unload(x) x
 #define ACS_HOOKED_code_load(x) x
+#define ACS_HOOKED_function_config(x) x
+#define ACS_HOOKED_observe(x) x
 #define ACS_HOOKED_pass(x)

@@ -5,7 +5,9 @@
 // it can be exported under the symbol's name and returned from dlsym / cuGetProcAddress in
 // place of the real pointer. It forwards straight to the real function when nested inside
 // another hook (hooks_guard.hpp), and otherwise hands the call to the handler of its kind
-// (hooks_handlers.hpp).
+// (hooks_handlers.hpp). A call that fails is reported (call_failed): a failed context means
+// that no launch may be deferred any more (docs/design.md rule 6). In a child forked after acs
+// started, every call goes straight to the real function (rule 13).
 //
 // Entry (generated from hooks_table.inc in hooks_driver.cpp and hooks_runtime.cpp) provides:
 //   static constexpr const char* name; hook_api api; hook_kind kind; acs::default_stream zero;
@@ -14,6 +16,7 @@
 #include "interpose/hooks_guard.hpp"
 #include "interpose/hooks_handlers.hpp"
 #include "interpose/hooks_kind.hpp"
+#include "src/support/process.hpp"
 #include "src/support/stage_timer.hpp"
 
 namespace acs::hooks {
@@ -30,15 +33,20 @@ struct hook<Entry, R (*)(A...)> {
       report_missing_real(Entry::name);
       return static_cast<R>(500);
     }
+    // acs's threads and locks stayed in the parent: nothing of acs may run here.
+    if (process::forked_child()) [[unlikely]] return real(a...);
     // Pointer substitution must happen even when nested: the caller keeps the pointer.
     // So must recording loaded code: the runtime loads it from inside other entry points.
     if (Entry::kind != hook_kind::proc_address && Entry::kind != hook_kind::code_load && nested()) {
       Entry::count(true);
       return real(a...);
     }
+    cuda_in_use();
     hook_scope scope;
     Entry::count(false);
-    return handler<Entry::kind>::template call<Entry>(real, a...);
+    const R result = handle<Entry>(kind_tag<Entry::kind>{}, real, a...);
+    if (result != R{}) [[unlikely]] call_failed(static_cast<int>(result));
+    return result;
   }
 };
 

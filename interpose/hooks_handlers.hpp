@@ -1,11 +1,11 @@
 #pragma once
-// One handler per hook kind (hooks_table.inc says what each kind reports): handler<kind>::call
-// forwards the call to the real function and tells the runtime (src/runtime/dispatch.hpp) what
-// happened, in the order that kind needs. Arguments are found by type (hooks_args.hpp), and
+// One handler per hook kind (hooks_table.inc says what each kind reports): handle(kind_tag<kind>,
+// ...) forwards the call to the real function and tells the runtime (src/runtime/dispatch.hpp)
+// what happened, in the order that kind needs. Arguments are found by type (hooks_args.hpp), and
 // static_asserts reject a table line whose signature does not fit its kind.
 //
 // Kinds whose arguments need more than that (launches, the upload stream in graph-instantiate
-// params, cudaMalloc3D) have no handler here: the primary template hands them to special<Api>,
+// params, cudaMalloc3D) have no handler here: the generic one hands them to special<Api>,
 // which hooks_driver.cpp and hooks_runtime.cpp define before instantiating any hook.
 #include <cstddef>
 #include <type_traits>
@@ -25,302 +25,277 @@ enum class hook_api : std::uint8_t { driver, runtime };
 template <hook_api Api>
 struct special;
 
+// handle<Entry>(kind_tag<Entry::kind>{}, real, a...) picks the handler of the line's kind.
 // `Entry` (hooks_generic.hpp says what it provides) names the table line; `real` is its real
 // function and `a...` the application's arguments.
-template <hook_kind Kind>
-struct handler {
-  static_assert(Kind == hook_kind::launch || Kind == hook_kind::cooperative_multi ||
-                    Kind == hook_kind::graph_instantiate || Kind == hook_kind::alloc_3d,
-                "no handler for this kind");
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    return special<Entry::api>::template call<Entry>(real, a...);
-  }
-};
+template <hook_kind>
+struct kind_tag {};
+
+template <hook_kind K>
+inline constexpr bool is_special_kind = K == hook_kind::launch || K == hook_kind::cooperative_multi ||
+                                        K == hook_kind::graph_instantiate || K == hook_kind::alloc_3d;
+template <hook_kind K>
+inline constexpr bool is_allocation_kind =
+    K == hook_kind::alloc || K == hook_kind::alloc_pitch || K == hook_kind::alloc_unsized;
+
+template <class Entry, hook_kind K, class R, class... A>
+  requires is_special_kind<K>
+R handle(kind_tag<K>, R (*real)(A...), A... a) noexcept {
+  return special<Entry::api>::template call<Entry>(real, a...);
+}
+
+// Work issued directly on `stream` (rule 2): the stream joins its pool work before it, and
+// `done(stream)` reports it afterwards (a barrier, or a launch issued as it is).
+template <class Entry, class Done, class R, class... A>
+R issued_on(CUstream stream, Done done, R (*real)(A...), A... a) noexcept {
+  stream_work_begins(stream, Entry::zero);
+  const R result = real(a...);
+  done(stream);
+  return result;
+}
+
+template <class Entry>
+void barrier_done(CUstream stream) noexcept {
+  log::trace("{}: barrier on stream {}", Entry::name, static_cast<const void*>(stream));
+  stream_barrier(stream, Entry::zero);
+}
 
 // Any other stream-ordered operation (rule 2).
-template <>
-struct handler<hook_kind::barrier> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    static_assert(detail::count_of<CUstream, A...> == 1, "a barrier entry point takes exactly one stream");
-    const CUstream stream = detail::stream_arg(a...);
-    stream_work_begins(stream, Entry::zero);
-    const R result = real(a...);
-    log::trace("{}: barrier on stream {}", Entry::name, static_cast<const void*>(stream));
-    stream_barrier(stream, Entry::zero);
-    return result;
-  }
-};
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::barrier>, R (*real)(A...), A... a) noexcept {
+  static_assert(detail::count_of<CUstream, A...> == 1, "a barrier entry point takes exactly one stream");
+  return issued_on<Entry>(detail::stream_arg(a...), barrier_done<Entry>, real, a...);
+}
 
 // A synchronous copy or memset: a barrier on the implicit default stream, the legacy one or the
 // per-thread one for the _ptds twins.
-template <>
-struct handler<hook_kind::legacy_barrier> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    static_assert(detail::count_of<CUstream, A...> == 0, "a synchronous operation names no stream");
-    const CUstream implied = Entry::zero == default_stream::per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
-    stream_work_begins(implied, Entry::zero);
-    const R result = real(a...);
-    log::trace("{}: barrier on the default stream", Entry::name);
-    stream_barrier(implied, Entry::zero);
-    return result;
-  }
-};
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::legacy_barrier>, R (*real)(A...), A... a) noexcept {
+  static_assert(detail::count_of<CUstream, A...> == 0, "a synchronous operation names no stream");
+  const CUstream implied = Entry::zero == default_stream::per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+  return issued_on<Entry>(implied, barrier_done<Entry>, real, a...);
+}
 
-template <>
-struct handler<hook_kind::sync> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    static_assert(detail::count_of<CUstream, A...> == 1);
-    const CUstream stream = detail::stream_arg(a...);
-    const std::uint64_t point = stream_sync_begins(stream, Entry::zero);
-    const R result = real(a...);
-    if (result == detail::success<R>()) stream_synchronized(stream, Entry::zero, point);
-    return result;
-  }
-};
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::sync>, R (*real)(A...), A... a) noexcept {
+  static_assert(detail::count_of<CUstream, A...> == 1);
+  const CUstream stream = detail::stream_arg(a...);
+  const std::uint64_t point = stream_sync_begins(stream, Entry::zero);
+  const R result = real(a...);
+  if (result == detail::success<R>()) stream_synchronized(stream, Entry::zero, point);
+  return result;
+}
 
-template <>
-struct handler<hook_kind::device_sync> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    const std::uint64_t point = device_sync_begins();  // issues every accepted launch first
-    const R result = real(a...);
-    if (result == detail::success<R>() && is_current_context(detail::context_arg(nullptr, a...)))
-      device_synchronized(point);
-    return result;
-  }
-};
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::device_sync>, R (*real)(A...), A... a) noexcept {
+  const std::uint64_t point = device_sync_begins();  // issues every accepted launch first
+  const R result = real(a...);
+  if (result == detail::success<R>() && is_current_context(detail::context_arg(nullptr, a...)))
+    device_synchronized(point);
+  return result;
+}
 
-template <>
-struct handler<hook_kind::stream_destroy> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    static_assert(detail::count_of<CUstream, A...> == 1);
-    const CUstream stream = detail::stream_arg(a...);
-    // Before the call: afterwards the handle may already name a new stream.
-    if (stream != nullptr && stream != CU_STREAM_LEGACY && stream != CU_STREAM_PER_THREAD) stream_destroyed(stream);
-    return real(a...);
-  }
-};
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::stream_destroy>, R (*real)(A...), A... a) noexcept {
+  static_assert(detail::count_of<CUstream, A...> == 1);
+  const CUstream stream = detail::stream_arg(a...);
+  // Before the call: afterwards the handle may already name a new stream.
+  if (stream != nullptr && stream != CU_STREAM_LEGACY && stream != CU_STREAM_PER_THREAD) stream_destroyed(stream);
+  return real(a...);
+}
 
-template <>
-struct handler<hook_kind::capture_begin> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    static_assert(detail::count_of<CUstream, A...> == 1);
-    constexpr std::size_t mode_at = detail::capture_mode_index<A...>();
-    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_GLOBAL;  // v1 cuStreamBeginCapture has no mode
-    if constexpr (mode_at < sizeof...(A)) mode = static_cast<CUstreamCaptureMode>(detail::arg<mode_at>(a...));
-    const CUstream given = detail::stream_arg(a...);
-    const CUstream stream = explicit_stream(given, Entry::zero);
-    log::debug("{}: capture begins on stream {} (mode {})", Entry::name, static_cast<const void*>(stream),
-               static_cast<int>(mode));
-    // Before the call, so that acs stops unsafe calls (queries, syncs) before the capture
-    // exists and can still record on the stream without the record becoming a graph node;
-    // the stream joins its pool work first, while that wait is not a graph node either.
-    (void)stream_sync_begins(given, Entry::zero);
-    capture_began(stream, mode);
-    const R result = real(a...);
-    if (result != detail::success<R>() && !still_capturing(stream)) capture_ended(stream);
-    return result;
-  }
-};
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::capture_begin>, R (*real)(A...), A... a) noexcept {
+  static_assert(detail::count_of<CUstream, A...> == 1);
+  constexpr std::size_t mode_at = detail::capture_mode_index<A...>();
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_GLOBAL;  // v1 cuStreamBeginCapture has no mode
+  if constexpr (mode_at < sizeof...(A)) mode = static_cast<CUstreamCaptureMode>(detail::arg<mode_at>(a...));
+  const CUstream given = detail::stream_arg(a...);
+  const CUstream stream = explicit_stream(given, Entry::zero);
+  log::debug("{}: capture begins on stream {} (mode {})", Entry::name, static_cast<const void*>(stream),
+             static_cast<int>(mode));
+  // Before the call, so that acs stops unsafe calls (queries, syncs) before the capture
+  // exists and can still record on the stream without the record becoming a graph node;
+  // the stream joins its pool work first, while that wait is not a graph node either.
+  (void)stream_sync_begins(given, Entry::zero);
+  capture_began(stream, mode);
+  const R result = real(a...);
+  if (result != detail::success<R>() && !still_capturing(stream)) capture_ended(stream);
+  return result;
+}
 
-template <>
-struct handler<hook_kind::capture_end> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    static_assert(detail::count_of<CUstream, A...> == 1);
-    const R result = real(a...);
-    const CUstream stream = explicit_stream(detail::stream_arg(a...), Entry::zero);
-    // A failed end may leave the capture running (wrong thread), or end it (invalidated).
-    if (result == detail::success<R>() || !still_capturing(stream)) {
-      log::debug("{}: capture ended on stream {}", Entry::name, static_cast<const void*>(stream));
-      capture_ended(stream);
-    }
-    return result;
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::capture_end>, R (*real)(A...), A... a) noexcept {
+  static_assert(detail::count_of<CUstream, A...> == 1);
+  const R result = real(a...);
+  const CUstream stream = explicit_stream(detail::stream_arg(a...), Entry::zero);
+  // A failed end may leave the capture running (wrong thread), or end it (invalidated).
+  if (result == detail::success<R>() || !still_capturing(stream)) {
+    log::debug("{}: capture ended on stream {}", Entry::name, static_cast<const void*>(stream));
+    capture_ended(stream);
   }
-};
+  return result;
+}
 
-// Allocations that return their address through argument 0: alloc (the size is the first
+// What an allocation of kind K reports, its address being `base`: alloc (the size is the first
 // integer argument), alloc_pitch (pitch * height), alloc_unsized (asked of the driver).
-template <hook_kind Kind>
-struct allocation_handler {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    using out_t = detail::arg_t<0, A...>;
-    static_assert(detail::is_address_out_v<out_t>, "an allocation returns its address through argument 0");
-    constexpr bool ordered = detail::count_of<CUstream, A...> == 1;
-    if constexpr (ordered) stream_work_begins(detail::stream_arg(a...), Entry::zero);
-    const R result = real(a...);
-    const out_t out = detail::arg<0>(a...);
-    if (result == detail::success<R>() && out != nullptr && *out != std::remove_reference_t<decltype(*out)>{})
-      report<Entry>(detail::address(*out), a...);
-    if constexpr (ordered) stream_barrier(detail::stream_arg(a...), Entry::zero);
-    return result;
+template <class Entry, hook_kind K, class... A>
+void report_allocation(CUdeviceptr base, A&... a) noexcept {
+  if constexpr (K == hook_kind::alloc) {
+    constexpr std::size_t size_at = detail::size_index<A...>();
+    static_assert(size_at < sizeof...(A), "an allocation takes its size as an integer");
+    memory_allocated(base, static_cast<std::size_t>(detail::arg<size_at>(a...)));
+  } else if constexpr (K == hook_kind::alloc_pitch) {
+    // (address*, size_t* pitch, size_t width, size_t height, ...): cuMemAllocPitch, cudaMallocPitch
+    static_assert(std::is_same_v<detail::arg_t<1, A...>, std::size_t*> &&
+                  std::is_same_v<detail::arg_t<3, A...>, std::size_t>);
+    std::size_t* const pitch = detail::arg<1>(a...);
+    if (pitch != nullptr) memory_allocated(base, *pitch * detail::arg<3>(a...));
+  } else {
+    report_unsized_allocation(Entry::name, base);
   }
+}
 
- private:
-  template <class Entry, class... A>
-  static void report(CUdeviceptr base, A&... a) noexcept {
-    if constexpr (Kind == hook_kind::alloc) {
-      constexpr std::size_t size_at = detail::size_index<A...>();
-      static_assert(size_at < sizeof...(A), "an allocation takes its size as an integer");
-      memory_allocated(base, static_cast<std::size_t>(detail::arg<size_at>(a...)));
-    } else if constexpr (Kind == hook_kind::alloc_pitch) {
-      // (address*, size_t* pitch, size_t width, size_t height, ...): cuMemAllocPitch, cudaMallocPitch
-      static_assert(std::is_same_v<detail::arg_t<1, A...>, std::size_t*> &&
-                    std::is_same_v<detail::arg_t<3, A...>, std::size_t>);
-      std::size_t* const pitch = detail::arg<1>(a...);
-      if (pitch != nullptr) memory_allocated(base, *pitch * detail::arg<3>(a...));
-    } else {
-      static_assert(Kind == hook_kind::alloc_unsized);
-      report_unsized_allocation(Entry::name, base);
-    }
-  }
-};
-
-template <>
-struct handler<hook_kind::alloc> : allocation_handler<hook_kind::alloc> {};
-template <>
-struct handler<hook_kind::alloc_pitch> : allocation_handler<hook_kind::alloc_pitch> {};
-template <>
-struct handler<hook_kind::alloc_unsized> : allocation_handler<hook_kind::alloc_unsized> {};
+// Allocations that return their address through argument 0.
+template <class Entry, hook_kind K, class R, class... A>
+  requires is_allocation_kind<K>
+R handle(kind_tag<K>, R (*real)(A...), A... a) noexcept {
+  using out_t = detail::arg_t<0, A...>;
+  static_assert(detail::is_address_out_v<out_t>, "an allocation returns its address through argument 0");
+  constexpr bool ordered = detail::count_of<CUstream, A...> == 1;
+  if constexpr (ordered) stream_work_begins(detail::stream_arg(a...), Entry::zero);
+  const R result = real(a...);
+  const out_t out = detail::arg<0>(a...);
+  if (result == detail::success<R>() && out != nullptr && *out != std::remove_reference_t<decltype(*out)>{})
+    report_allocation<Entry, K>(detail::address(*out), a...);
+  if constexpr (ordered) stream_barrier(detail::stream_arg(a...), Entry::zero);
+  return result;
+}
 
 // Memory mapped at an address the caller gives (host register, VMM map).
-template <>
-struct handler<hook_kind::alloc_at> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    static_assert(detail::is_address_v<detail::arg_t<0, A...>>, "argument 0 is the address");
-    constexpr std::size_t size_at = detail::size_index<A...>();
-    static_assert(size_at < sizeof...(A));
-    const R result = real(a...);
-    if (result == detail::success<R>())
-      memory_allocated(detail::address(detail::arg<0>(a...)), static_cast<std::size_t>(detail::arg<size_at>(a...)));
-    return result;
-  }
-};
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::alloc_at>, R (*real)(A...), A... a) noexcept {
+  static_assert(detail::is_address_v<detail::arg_t<0, A...>>, "argument 0 is the address");
+  constexpr std::size_t size_at = detail::size_index<A...>();
+  static_assert(size_at < sizeof...(A));
+  const R result = real(a...);
+  if (result == detail::success<R>())
+    memory_allocated(detail::address(detail::arg<0>(a...)), static_cast<std::size_t>(detail::arg<size_at>(a...)));
+  return result;
+}
 
-template <>
-struct handler<hook_kind::free> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    static_assert(detail::is_address_v<detail::arg_t<0, A...>>, "argument 0 is the address");
-    constexpr bool ordered = detail::count_of<CUstream, A...> == 1;
-    const CUdeviceptr base = detail::address(detail::arg<0>(a...));
-    // Before the call: once freed, the same range may be handed out (and reported) again.
-    if (base != 0) memory_freed(base);
-    // A free waits for the device's work (cudaFree) or orders after it: that work must be issued.
-    if constexpr (ordered) {
-      stream_work_begins(detail::stream_arg(a...), Entry::zero);
-    } else {
-      device_work_issued();
-    }
-    const R result = real(a...);
-    if constexpr (ordered) stream_barrier(detail::stream_arg(a...), Entry::zero);
-    return result;
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::free>, R (*real)(A...), A... a) noexcept {
+  static_assert(detail::is_address_v<detail::arg_t<0, A...>>, "argument 0 is the address");
+  constexpr bool ordered = detail::count_of<CUstream, A...> == 1;
+  const CUdeviceptr base = detail::address(detail::arg<0>(a...));
+  // Before the call: once freed, the same range may be handed out (and reported) again.
+  if (base != 0) memory_freed(base);
+  // A free waits for the device's work (cudaFree) or orders after it: that work must be issued.
+  if constexpr (ordered) {
+    stream_work_begins(detail::stream_arg(a...), Entry::zero);
+  } else {
+    device_work_issued();
   }
-};
+  const R result = real(a...);
+  if constexpr (ordered) stream_barrier(detail::stream_arg(a...), Entry::zero);
+  return result;
+}
 
 // cuGetProcAddress and its runtime twins: real driver pointers are swapped for wrappers.
-template <>
-struct handler<hook_kind::proc_address> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    static_assert(detail::count_of<void**, A...> == 1, "the entry point returns a pointer through void**");
-    const R result = real(a...);
-    void** const out = detail::arg<detail::index_of<void**, A...>()>(a...);
-    if (result == detail::success<R>() && out != nullptr && *out != nullptr)
-      *out = driver_wrapper_for(*out, Entry::name, detail::arg<0>(a...));
-    return result;
-  }
-};
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::proc_address>, R (*real)(A...), A... a) noexcept {
+  static_assert(detail::count_of<void**, A...> == 1, "the entry point returns a pointer through void**");
+  const R result = real(a...);
+  void** const out = detail::arg<detail::index_of<void**, A...>()>(a...);
+  if (result == detail::success<R>() && out != nullptr && *out != nullptr)
+    *out = driver_wrapper_for(*out, Entry::name, detail::arg<0>(a...));
+  return result;
+}
 
-template <>
-struct handler<hook_kind::teardown> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    teardown_begins();
-    forget_launch_functions();  // a new context may come back with the old one's handle
-    if constexpr (detail::count_of<CUcontext, A...> == 1) {
-      const CUcontext context = detail::context_arg(nullptr, a...);
-      const R result = real(a...);
-      if (result == detail::success<R>()) context_destroyed(context);
-      return result;
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::teardown>, R (*real)(A...), A... a) noexcept {
+  teardown_begins();
+  forget_launch_functions();  // a new context may come back with the old one's handle
+  if constexpr (detail::count_of<CUcontext, A...> == 1) {
+    const CUcontext context = detail::context_arg(nullptr, a...);
+    const R result = real(a...);
+    if (result == detail::success<R>()) context_destroyed(context);
+    return result;
+  } else {
+    // cuDevicePrimaryCtxReset names the device; cudaDeviceReset means the current one,
+    // which must be read before the reset.
+    CUdevice device = -1;
+    if constexpr (sizeof...(A) == 1) {
+      device = static_cast<CUdevice>(detail::arg<0>(a...));
     } else {
-      // cuDevicePrimaryCtxReset names the device; cudaDeviceReset means the current one,
-      // which must be read before the reset.
-      CUdevice device = -1;
-      if constexpr (sizeof...(A) == 1) {
-        device = static_cast<CUdevice>(detail::arg<0>(a...));
-      } else {
-        device = current_device();
-      }
-      const R result = real(a...);
-      if (result == detail::success<R>() && device >= 0) device_reset(device);
-      return result;
+      device = current_device();
     }
-  }
-};
-
-template <>
-struct handler<hook_kind::unload> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
     const R result = real(a...);
-    if (result == detail::success<R>()) {
-      forget_launch_functions();
-      modules_unloaded(static_cast<const void*>(detail::arg<0>(a...)));
-    }
+    if (result == detail::success<R>() && device >= 0) device_reset(device);
     return result;
   }
-};
+}
 
-template <>
-struct handler<hook_kind::code_load> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    using out_t = detail::arg_t<0, A...>;
-    static_assert(std::is_same_v<out_t, CUmodule*> || std::is_same_v<out_t, CUlibrary*>,
-                  "a load returns its module or library through argument 0");
-    static_assert(std::is_same_v<detail::arg_t<1, A...>, const void*>, "argument 1 is the image");
-    const R result = real(a...);
-    if (result == detail::success<R>() && detail::arg<0>(a...) != nullptr)
-      code_loaded(static_cast<const void*>(*detail::arg<0>(a...)), std::is_same_v<out_t, CUlibrary*>,
-                  detail::arg<1>(a...));
-    return result;
-  }
-};
+// What may make a launch of a kind that succeeded before fail (docs/design.md rule 6): every
+// launch acs deferred is issued before it changes, none is deferred while it changes, and no
+// earlier success counts after it.
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::function_config>, R (*real)(A...), A... a) noexcept {
+  launch_conditions_change_begins();
+  const R result = real(a...);
+  launch_conditions_changed();
+  return result;
+}
 
-template <>
-struct handler<hook_kind::cooperative> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    static_assert(detail::count_of<CUstream, A...> == 1);
-    const CUstream stream = detail::stream_arg(a...);
-    stream_work_begins(stream, Entry::zero);
-    const R result = real(a...);
-    launched_as_is(Entry::name, stream, Entry::zero, pass_reason::cooperative);
-    return result;
+// Unloading code changes them too: function handles may name other kernels afterwards, and
+// launches of the old ones must have been issued before.
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::unload>, R (*real)(A...), A... a) noexcept {
+  const R result = handle<Entry>(kind_tag<hook_kind::function_config>{}, real, a...);
+  if (result == detail::success<R>()) {
+    forget_launch_functions();
+    modules_unloaded(static_cast<const void*>(detail::arg<0>(a...)));
   }
-};
+  return result;
+}
 
-template <>
-struct handler<hook_kind::opaque_launch> {
-  template <class Entry, class R, class... A>
-  static R call(R (*real)(A...), A... a) noexcept {
-    static_assert(detail::count_of<CUstream, A...> <= 1);
-    // cuLaunch / cuLaunchGrid use the legacy stream.
-    const CUstream on = detail::count_of<CUstream, A...> == 1 ? detail::stream_arg(a...) : CU_STREAM_LEGACY;
-    stream_work_begins(on, Entry::zero);
-    const R result = real(a...);
-    launched_as_is(Entry::name, on, Entry::zero, pass_reason::unknown_function);
-    return result;
-  }
-};
+// Forwarded as is: hook<> notes the call and reports its status if it failed.
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::observe>, R (*real)(A...), A... a) noexcept {
+  return real(a...);
+}
+
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::code_load>, R (*real)(A...), A... a) noexcept {
+  using out_t = detail::arg_t<0, A...>;
+  static_assert(std::is_same_v<out_t, CUmodule*> || std::is_same_v<out_t, CUlibrary*>,
+                "a load returns its module or library through argument 0");
+  static_assert(std::is_same_v<detail::arg_t<1, A...>, const void*>, "argument 1 is the image");
+  const R result = real(a...);
+  if (result == detail::success<R>() && detail::arg<0>(a...) != nullptr)
+    code_loaded(static_cast<const void*>(*detail::arg<0>(a...)), std::is_same_v<out_t, CUlibrary*>,
+                detail::arg<1>(a...));
+  return result;
+}
+
+template <class Entry, pass_reason Why>
+void launch_done(CUstream stream) noexcept {
+  launched_as_is(Entry::name, stream, Entry::zero, Why);
+}
+
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::cooperative>, R (*real)(A...), A... a) noexcept {
+  static_assert(detail::count_of<CUstream, A...> == 1);
+  return issued_on<Entry>(detail::stream_arg(a...), launch_done<Entry, pass_reason::cooperative>, real, a...);
+}
+
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::opaque_launch>, R (*real)(A...), A... a) noexcept {
+  static_assert(detail::count_of<CUstream, A...> <= 1);
+  // cuLaunch / cuLaunchGrid use the legacy stream.
+  const CUstream on = detail::count_of<CUstream, A...> == 1 ? detail::stream_arg(a...) : CU_STREAM_LEGACY;
+  return issued_on<Entry>(on, launch_done<Entry, pass_reason::unknown_function>, real, a...);
+}
 
 }  // namespace acs::hooks

@@ -29,6 +29,8 @@ enum class hook_kind : std::uint8_t {
   teardown,
   unload,
   code_load,
+  function_config,
+  observe,
   pass,
 };
 
@@ -56,6 +58,8 @@ constexpr std::string_view kind_name(hook_kind k) noexcept {
     case hook_kind::teardown: return "teardown";
     case hook_kind::unload: return "unload";
     case hook_kind::code_load: return "code_load";
+    case hook_kind::function_config: return "function_config";
+    case hook_kind::observe: return "observe";
     case hook_kind::pass: return "pass";
   }
   return "?";

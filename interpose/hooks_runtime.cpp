@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "interpose/hooks_entry.hpp"
 #include "interpose/hooks_export.hpp"
 #include "interpose/hooks_generic.hpp"
 #include "interpose/hooks_launch.hpp"
@@ -28,21 +29,21 @@ enum class runtime_id : unsigned {
   count_
 };
 constexpr std::size_t runtime_hook_count = static_cast<std::size_t>(runtime_id::count_);
-constinit std::atomic<std::uint64_t> nested_counts[runtime_hook_count] = {};
-constinit std::atomic<std::uint64_t> call_counts[runtime_hook_count] = {};
-constinit std::atomic<bool> summary_registered{false};
-void print_summary() noexcept;
+constinit hook_counters<runtime_hook_count> counters;
+
+void print_summary() noexcept {
+  static constexpr const char* names[] = {ACS_RUNTIME_HOOKS(ACS_HOOKS_NAME)};
+  counters.print(names);
+}
 
 void count_call(runtime_id id, bool nested) noexcept {
-  if (!log::enabled(log_level::debug)) return;
-  (nested ? nested_counts : call_counts)[static_cast<std::size_t>(id)].fetch_add(1, std::memory_order_relaxed);
-  if (!summary_registered.exchange(true, std::memory_order_relaxed)) std::atexit(print_summary);
+  counters.count(static_cast<std::size_t>(id), nested, print_summary);
 }
 
 // Host stubs and kernels resolved to CUfunctions, per thread: the look-ups cost about a
 // microsecond (a PyTorch launch spent 1.2 µs in the hook before reaching acs's runtime), and the
 // same few hundred kernels come back at every step. A function depends on the current context;
-// unloading code bumps the generation.
+// unloading code or tearing a context down bumps the generation (forget_launch_functions).
 std::atomic<std::uint64_t> functions_generation{1};
 struct cached_function {
   CUcontext context;
@@ -88,16 +89,46 @@ CUfunction function_of_stub(const void* func) noexcept {
 }
 
 // The CUfunction of a cudaKernel_t (what <<<>>> passes to __cudaLaunchKernel; it is a CUkernel)
-// in the current context: a driver call, which leaves the runtime's error state alone. Without a
-// current context yet (a thread's first launch), fall back on the runtime look-up.
-CUfunction function_of_kernel(cudaKernel_t kernel) noexcept {
+// in the current context: a driver call, which leaves the runtime's error state alone. nullptr
+// when there is no current context (or no driver yet).
+CUfunction kernel_function(cudaKernel_t kernel) noexcept {
   const driver::table* cu = driver::real();
-  if (cu != nullptr && cu->cuKernelGetFunction_ != nullptr && kernel != nullptr) {
-    CUfunction function = nullptr;
-    if (cu->cuKernelGetFunction_(&function, reinterpret_cast<CUkernel>(kernel)) == CUDA_SUCCESS) {
-      return function;
-    }
+  CUfunction function = nullptr;
+  if (cu == nullptr || cu->cuKernelGetFunction_ == nullptr ||
+      cu->cuKernelGetFunction_(&function, reinterpret_cast<CUkernel>(kernel)) != CUDA_SUCCESS)
+    return nullptr;
+  return function;
+}
+
+bool context_is_current() noexcept {
+  const driver::table* cu = driver::real();
+  CUcontext current = nullptr;
+  return cu != nullptr && cu->cuCtxGetCurrent_(&current) == CUDA_SUCCESS && current != nullptr;
+}
+
+// A thread's first runtime call may be the launch itself (NVIDIA's simpleCooperativeGroups sample):
+// the runtime initialises the thread's device and makes its primary context current only inside
+// the launch, after this hook asked the driver for the kernel's function. The hook has it done
+// first: cudaSetDevice of the thread's current device does exactly that (CUDA 12 and later) and
+// nothing else. The same care of the last error as function_of_stub.
+bool make_device_context_current() noexcept {
+  const real::runtime_reals* rt = real::runtime();
+  if (rt == nullptr || rt->cudaPeekAtLastError == nullptr || rt->cudaGetDevice == nullptr ||
+      rt->cudaSetDevice == nullptr || rt->cudaGetLastError == nullptr || rt->cudaPeekAtLastError() != cudaSuccess)
+    return false;
+  int device = 0;
+  if (rt->cudaGetDevice(&device) != cudaSuccess || rt->cudaSetDevice(device) != cudaSuccess) {
+    (void)rt->cudaGetLastError();
+    return false;
   }
+  return true;
+}
+
+CUfunction function_of_kernel(cudaKernel_t kernel) noexcept {
+  if (kernel == nullptr) return nullptr;
+  if (const CUfunction function = kernel_function(kernel)) return function;
+  if (!context_is_current() && make_device_context_current())
+    if (const CUfunction function = kernel_function(kernel)) return function;
   return function_of_stub(static_cast<const void*>(kernel));
 }
 
@@ -125,30 +156,26 @@ struct special<hook_api::runtime> {
   template <class Entry>
   static cudaError_t call(decltype(&::cudaLaunchKernel) real, const void* func, dim3 grid, dim3 block,
                           void** args, std::size_t shared, cudaStream_t stream) noexcept {
-    struct arguments {
-      decltype(&::cudaLaunchKernel) real;
-      const void* func;
-      dim3 grid, block;
-      void** args;
-      std::size_t shared;
-    } saved{real, func, grid, block, args, shared};
-    const launch_closure issue{[](void* context, CUstream on) noexcept -> int {
-                                 const auto& a = *static_cast<const arguments*>(context);
-                                 return a.real(a.func, a.grid, a.block, a.args, a.shared, on);
-                               },
-                               &saved};
     const CUfunction function = active() ? cached_function_of_stub(func) : nullptr;
-    const launch_request request{stream, Entry::zero, function, args, nullptr, Entry::name, shape_of(grid, block, shared)};
-    return static_cast<cudaError_t>(dispatch(request, issue));
+    return launch<Entry>(real, func, function, grid, block, args, shared, stream);
   }
 
   // __cudaLaunchKernel, __cudaLaunchKernel_ptsz: what <<<>>> compiles to under nvcc 13.
   template <class Entry>
   static cudaError_t call(decltype(&::__cudaLaunchKernel) real, cudaKernel_t kernel, dim3 grid, dim3 block,
                           void** args, std::size_t shared, cudaStream_t stream) noexcept {
+    const CUfunction function = active() ? cached_function_of_kernel(kernel) : nullptr;
+    return launch<Entry>(real, kernel, function, grid, block, args, shared, stream);
+  }
+
+  // Those two take the same arguments but for what names the kernel (`Kernel`): a host stub or a
+  // cudaKernel_t, which `function` is the CUfunction of.
+  template <class Entry, class Real, class Kernel>
+  static cudaError_t launch(Real real, Kernel kernel, CUfunction function, dim3 grid, dim3 block, void** args,
+                            std::size_t shared, cudaStream_t stream) noexcept {
     struct arguments {
-      decltype(&::__cudaLaunchKernel) real;
-      cudaKernel_t kernel;
+      Real real;
+      Kernel kernel;
       dim3 grid, block;
       void** args;
       std::size_t shared;
@@ -158,7 +185,6 @@ struct special<hook_api::runtime> {
                                  return a.real(a.kernel, a.grid, a.block, a.args, a.shared, on);
                                },
                                &saved};
-    const CUfunction function = active() ? cached_function_of_kernel(kernel) : nullptr;
     const launch_request request{stream, Entry::zero, function, args, nullptr, Entry::name, shape_of(grid, block, shared)};
     return static_cast<cudaError_t>(dispatch(request, issue));
   }
@@ -218,43 +244,10 @@ struct special<hook_api::runtime> {
 
 namespace {
 
-#define ACS_RUNTIME_ENTRY(symbol, kind_)                                                     \
-  ACS_HOOKS_ASSERT_NOT_RENAMED(symbol, #symbol);                                             \
-  struct entry_##symbol {                                                                    \
-    static constexpr const char* name = #symbol;                                             \
-    static constexpr hook_api api = hook_api::runtime;                                       \
-    static constexpr hook_kind kind = hook_kind::kind_;                                      \
-    static constexpr default_stream zero =                                                   \
-        per_thread_variant(#symbol) ? default_stream::per_thread : default_stream::legacy;  \
-    static decltype(&::symbol) real() noexcept {                                             \
-      const real::runtime_reals* reals = real::runtime();                                    \
-      return reals != nullptr ? reals->symbol : nullptr;                                     \
-    }                                                                                        \
-    static void count(bool nested) noexcept { count_call(runtime_id::symbol, nested); }                         \
-  };
+#define ACS_RUNTIME_ENTRY(symbol, kind) ACS_HOOKS_ENTRY(symbol, kind, runtime, real::runtime(), runtime_id::symbol)
 ACS_RUNTIME_HOOKS(ACS_RUNTIME_ENTRY)
 #undef ACS_RUNTIME_ENTRY
-
-#define ACS_RUNTIME_EXPORT(symbol, kind) \
-  ACS_HOOKED_##kind(ACS_HOOKS_EXPORT(symbol, &hook<entry_##symbol>::call))
-ACS_RUNTIME_HOOKS(ACS_RUNTIME_EXPORT)
-#undef ACS_RUNTIME_EXPORT
-
-void print_summary() noexcept {
-  static constexpr const char* names[] = {
-#define ACS_RUNTIME_NAME(symbol, kind) #symbol,
-      ACS_RUNTIME_HOOKS(ACS_RUNTIME_NAME)
-#undef ACS_RUNTIME_NAME
-  };
-  for (std::size_t i = 0; i < runtime_hook_count; ++i) {
-    const std::uint64_t calls = call_counts[i].load(std::memory_order_relaxed);
-    const std::uint64_t nested = nested_counts[i].load(std::memory_order_relaxed);
-    if (calls + nested != 0) {
-      log::debug("{}: {} calls handled, {} nested calls passed through", names[i],
-               static_cast<unsigned long long>(calls), static_cast<unsigned long long>(nested));
-    }
-  }
-}
+ACS_RUNTIME_HOOKS(ACS_HOOKS_EXPORT_LINE)
 
 }  // namespace
 }  // namespace acs::hooks

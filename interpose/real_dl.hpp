@@ -2,6 +2,8 @@
 // The dynamic loader as acs uses it: glibc's own dlsym (never the exported hook), the already
 // loaded libcuda.so.1, and the runtime's definitions that come after libacs. Nothing here loads a
 // library the application has not loaded itself.
+#include <atomic>
+
 #include "src/support/system_library.hpp"
 
 namespace acs::real {
@@ -26,5 +28,22 @@ void* cudart_symbol(const char* symbol, const char* version) noexcept;
 // Clears the thread's dlerror() state after acs's own look-ups, which may fail on purpose
 // (variants an older driver lacks); the application must not read acs's errors.
 void clear_dlerror() noexcept;
+
+// Publishes a table of real functions resolved by this thread, unless another thread published
+// one first (then `fresh` is freed): returns the table everyone uses from now on.
+template <class T>
+const T* publish(std::atomic<const T*>& slot, T* fresh) noexcept {
+  const T* expected = nullptr;
+  if (slot.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) return fresh;
+  delete fresh;
+  return expected;
+}
+
+// The table published in `slot`, or, before one is, what `resolve` resolves and publishes.
+template <class T>
+const T* published_or(const std::atomic<const T*>& slot, const T* (*resolve)() noexcept) noexcept {
+  const T* t = slot.load(std::memory_order_acquire);
+  return t != nullptr ? t : resolve();
+}
 
 }  // namespace acs::real

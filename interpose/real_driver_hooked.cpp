@@ -30,21 +30,13 @@ const driver_state* resolve() noexcept {
 #undef ACS_REAL_DRIVER_RESOLVE_HOOKED
   clear_dlerror();  // symbols an older driver lacks failed on purpose
 
-  const driver_state* expected = nullptr;
-  if (!published.compare_exchange_strong(expected, state, std::memory_order_acq_rel)) {
-    delete state;  // another thread resolved the same libcuda first
-    return expected;
-  }
   log::debug("resolved the real driver entry points from libcuda.so.1 (handle {})", handle);
-  return state;
+  return publish(published, state);
 }
 
 }  // namespace
 
-const driver_state* driver_state_now() noexcept {
-  const driver_state* state = published.load(std::memory_order_acquire);
-  return state != nullptr ? state : resolve();
-}
+const driver_state* driver_state_now() noexcept { return published_or(published, resolve); }
 
 
 }  // namespace acs::real

@@ -36,20 +36,12 @@ const runtime_reals* resolve() noexcept {
     delete reals;
     return nullptr;
   }
-  const runtime_reals* expected = nullptr;
-  if (!published.compare_exchange_strong(expected, reals, std::memory_order_acq_rel)) {
-    delete reals;
-    return expected;
-  }
   log::debug("resolved the real runtime entry points");
-  return reals;
+  return publish(published, reals);
 }
 
 }  // namespace
 
-const runtime_reals* runtime() noexcept {
-  const runtime_reals* reals = published.load(std::memory_order_acquire);
-  return reals != nullptr ? reals : resolve();
-}
+const runtime_reals* runtime() noexcept { return published_or(published, resolve); }
 
 }  // namespace acs::real

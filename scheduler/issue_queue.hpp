@@ -66,15 +66,17 @@ class issue_queue final : public backend {
   issue_queue& operator=(const issue_queue&) = delete;
   static constexpr unsigned max_threads = scheduler_config::max_issue_threads;
 
+  // Creating and destroying wait for everything queued; so does a host synchronize.
   backend_status create_stream(stream_handle* out) override;
+  void destroy_stream(stream_handle stream) noexcept override;
+  backend_status synchronize(stream_handle stream) override;
   backend_status create_event(event_handle* out) override;
+  void destroy_event(event_handle event) noexcept override;
+  // Queued for the lane of a pool stream, or made at once (see above).
   backend_status record_event(event_handle event, stream_handle stream) override;
   backend_status wait_event(stream_handle stream, event_handle event) override;
   event_state query_event(event_handle event) override;
-  backend_status synchronize(stream_handle stream) override;
   backend_status launch(const void* kernel, stream_handle stream) override;
-  void destroy_stream(stream_handle stream) noexcept override;
-  void destroy_event(event_handle event) noexcept override;
 
   // Returns once everything queued before the call was issued. Any thread.
   void drain() noexcept;

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Lists the CUDA entry points that are ordered on a stream, from the toolkit's headers.
+"""Lists the CUDA entry points that are ordered on a stream, from the toolkit's headers (and those
+that decide whether a launch succeeds).
 
 An entry point is listed when the library exports it (libcuda stub, libcudart) and
 its prototype, in any of the header's API modes (default, per-thread default
@@ -7,7 +8,10 @@ stream, internal versioned names), either
   * takes a stream by value (CUstream / cudaStream_t, not a pointer to one), or a
     struct that carries one (launch configs, graph instantiate params): `stream`;
   * or is a synchronous copy or memset, ordered on the implicit default stream:
-    `implicit`.
+    `implicit`;
+  * or sets what decides whether a kernel launch succeeds (a function's or kernel's
+    attributes and configuration, the context's limits and cache configuration):
+    `function_config`. acs must see those before they change (docs/design.md rule 6).
 
 Output, one per line: `<api> <name> <category>`, api being driver or runtime.
 interpose/hooks_table.inc must list every one of them (tests/preload checks it).
@@ -29,6 +33,7 @@ STREAM_STRUCTS = (
 STREAM_BY_VALUE = re.compile(r"\b(CUstream|cudaStream_t)\b(?!\s*\*)")
 STREAM_STRUCT = re.compile(r"\b(" + "|".join(STREAM_STRUCTS) + r")\s*\*")
 IMPLICIT = re.compile(r"^(cuMemcpy|cuMemset|cudaMemcpy|cudaMemset)(?!.*Async)")
+FUNCTION_CONFIG = re.compile(r"^(cu|cuda)(Func|Kernel)Set\w+$|^(cuCtx|cudaDevice)Set(Limit|CacheConfig|SharedMemConfig)$")
 PROTOTYPE = re.compile(r"\b(CUresult|cudaError_t)\s+(?:CUDAAPI\s+|CUDARTAPI\s+)?(_*cu\w+)\s*\(([^;{}]*?)\)\s*[;{]")
 
 
@@ -69,6 +74,8 @@ def classify(name, params):
         return "stream"
     if IMPLICIT.match(name):
         return "implicit"
+    if FUNCTION_CONFIG.match(name):
+        return "function_config"
     return None
 
 

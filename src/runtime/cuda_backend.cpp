@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/runtime/driver_inference.hpp"
+#include "src/runtime/launch_conditions.hpp"
 #include "src/support/log.hpp"
 #include "src/support/stage_timer.hpp"
 #include "src/support/thread_cache.hpp"
@@ -38,30 +39,38 @@ class in_context {
   bool pushed_ = false;
 };
 
+// A stream or event of the primary context, created with `create(&handle, flags)`.
+template <class Handle, class Create>
+backend_status create_in(const driver::table& cuda, CUcontext context, Create create, unsigned flags,
+                         std::uintptr_t* out) {
+  in_context guard(cuda, context);
+  Handle h = nullptr;
+  const CUresult r = create(&h, flags);
+  if (r == CUDA_SUCCESS) *out = reinterpret_cast<std::uintptr_t>(h);
+  return r;
+}
+
 }  // namespace
 
 backend_status cuda_backend::create_stream(stream_handle* out) {
-  in_context guard(cuda_, context_);
-  CUstream s = nullptr;
-  const CUresult r = cuda_.cuStreamCreate_(&s, CU_STREAM_NON_BLOCKING);
-  if (r == CUDA_SUCCESS) *out = reinterpret_cast<stream_handle>(s);
-  return r;
+  return create_in<CUstream>(cuda_, context_, cuda_.cuStreamCreate_, CU_STREAM_NON_BLOCKING, out);
 }
 
 backend_status cuda_backend::create_event(event_handle* out) {
-  in_context guard(cuda_, context_);
-  CUevent e = nullptr;
-  const CUresult r = cuda_.cuEventCreate_(&e, CU_EVENT_DISABLE_TIMING);
-  if (r == CUDA_SUCCESS) *out = reinterpret_cast<event_handle>(e);
+  return create_in<CUevent>(cuda_, context_, cuda_.cuEventCreate_, CU_EVENT_DISABLE_TIMING, out);
+}
+
+// acs's own calls fail only when the context failed (or a bug): then nothing may be deferred.
+backend_status cuda_backend::record_event(event_handle event, stream_handle stream) {
+  const CUresult r = cuda_.cuEventRecord_(as_event(event), as_stream(stream));
+  if (r != CUDA_SUCCESS) launch_conditions::call_failed(r);
   return r;
 }
 
-backend_status cuda_backend::record_event(event_handle event, stream_handle stream) {
-  return cuda_.cuEventRecord_(as_event(event), as_stream(stream));
-}
-
 backend_status cuda_backend::wait_event(stream_handle stream, event_handle event) {
-  return cuda_.cuStreamWaitEvent_(as_stream(stream), as_event(event), CU_EVENT_WAIT_DEFAULT);
+  const CUresult r = cuda_.cuStreamWaitEvent_(as_stream(stream), as_event(event), CU_EVENT_WAIT_DEFAULT);
+  if (r != CUDA_SUCCESS) launch_conditions::call_failed(r);
+  return r;
 }
 
 backend_status cuda_backend::synchronize(stream_handle stream) {
@@ -76,15 +85,32 @@ event_state cuda_backend::query_event(event_handle event) {
   }
 }
 
+bool cuda_backend::in_own_context() const noexcept {
+  CUcontext current = nullptr;
+  return cuda_.cuCtxGetCurrent_(&current) == CUDA_SUCCESS && current == context_;
+}
+
+cuda_backend::launch_kind cuda_backend::kind_of(const launch_request& r) noexcept {
+  return {r.function, {r.shape.block[0], r.shape.block[1], r.shape.block[2]}, r.shape.shared_bytes};
+}
+
 backend_status cuda_backend::launch(const void* kernel, stream_handle stream) {
   auto* p = static_cast<pending_launch*>(const_cast<void*>(kernel));
   ACS_STAGE(schedule);
+  const std::uint64_t generation = launch_conditions::generation();
   p->status = p->closure(as_stream(stream));
   p->issued = true;
   ACS_STAGE(gpu_launch);
   const launch_request* r = p->request;
-  if (p->status == 0 && r != nullptr && r->function != nullptr && !r->shape.attributes)
-    succeeded_.insert({r->function, {r->shape.block[0], r->shape.block[1], r->shape.block[2]}, r->shape.shared_bytes});
+  // Remembered only if nothing that decides a launch's success changed meanwhile.
+  if (p->status == 0 && r != nullptr && r->function != nullptr && !r->shape.attributes &&
+      generation == launch_conditions::generation() && launch_conditions::deferral_allowed() && in_own_context()) {
+    if (generation_ != generation) {
+      succeeded_.clear();
+      generation_ = generation;
+    }
+    succeeded_.insert(kind_of(*r));
+  }
   return p->status;
 }
 
@@ -116,10 +142,15 @@ const void* cuda_backend::detach(const void* kernel) {
   const auto* p = static_cast<const pending_launch*>(kernel);
   const launch_request* r = p->request;
   if (cuda_.cuLaunchKernel_ == nullptr || r == nullptr || r->function == nullptr || r->shape.attributes ||
-      r->extra != nullptr || !grid_within_limits(r->shape))
+      r->extra != nullptr || !grid_within_limits(r->shape) || !launch_conditions::deferral_allowed())
     return nullptr;
+  if (const std::uint64_t generation = launch_conditions::generation(); generation != generation_) {
+    succeeded_.clear();  // something that decides a launch's success changed since
+    generation_ = generation;
+    return nullptr;
+  }
+  if (!succeeded_.contains(kind_of(*r)) || !in_own_context()) return nullptr;
   const launch_shape& s = r->shape;
-  if (!succeeded_.contains({r->function, {s.block[0], s.block[1], s.block[2]}, s.shared_bytes})) return nullptr;
   const inference::param_layout* layout = inference::layout_of(r->function);
   if (layout == nullptr || (r->params == nullptr && !layout->empty())) return nullptr;
   auto d = std::make_unique<detached_launch>();
@@ -144,11 +175,22 @@ backend_status cuda_backend::launch_detached(const void* kernel, stream_handle s
   const CUresult r = cuda_.cuLaunchKernel_(d->function, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1],
                                            s.block[2], s.shared_bytes, as_stream(stream),
                                            const_cast<void**>(d->params.data()), nullptr);
-  if (r != CUDA_SUCCESS)
+  if (r == CUDA_SUCCESS) return r;
+  // Only a failed context can get here (detach): every later call reports it, and no launch is
+  // deferred from now on, so the next one returns it. Anything else would be a status lost.
+  if (launch_conditions::call_failed(r)) {
     log::print_once(log_level::warn, "issue:launch_failed",
-                    "a launch issued by acs's thread failed (CUresult {}) though its kind had launched before; "
-                    "acs now runs launches in place (its status could not be given back)",
+                    "a launch issued by acs's thread failed: the CUDA context failed (CUresult {}); every later "
+                    "call returns the error",
                     static_cast<int>(r));
+  } else {
+    launch_conditions::stop_deferral(r);
+    log::print_once(log_level::error, "issue:launch_lost",
+                    "a launch issued by acs's thread failed with CUresult {}, which acs held impossible: that "
+                    "launch did not run and its status was lost; acs defers no launch any more (please report "
+                    "this)",
+                    static_cast<int>(r));
+  }
   return r;
 }
 

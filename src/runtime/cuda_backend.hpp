@@ -30,23 +30,34 @@ class cuda_backend final : public backend {
  public:
   cuda_backend(const driver::table& cuda, CUcontext context) noexcept : cuda_(cuda), context_(context) {}
 
+  // Pool streams and their events, in the device's primary context.
   backend_status create_stream(stream_handle* out) override;
+  backend_status synchronize(stream_handle stream) override;
+  void destroy_stream(stream_handle stream) noexcept override;
   backend_status create_event(event_handle* out) override;
   backend_status record_event(event_handle event, stream_handle stream) override;
   backend_status wait_event(stream_handle stream, event_handle event) override;
   event_state query_event(event_handle event) override;
-  backend_status synchronize(stream_handle stream) override;
+  void destroy_event(event_handle event) noexcept override;
+
   // `kernel` is a pending_launch: re-issues the application's launch on `stream`.
   backend_status launch(const void* kernel, stream_handle stream) override;
-  // A launch is detached (copied, to be issued later through cuLaunchKernel) only when it has
-  // no attributes and no `extra`, its parameter layout is known, its grid is within the
-  // device's limits, and a launch of the same function with the same block and shared memory
-  // size succeeded before: then it fails only if the context itself fails.
+  // A launch is detached (copied, to be issued later through cuLaunchKernel) only when its
+  // status is known in advance (docs/design.md rule 6): it has no attributes and no `extra`,
+  // its parameter layout is known, its grid is within every device's limits, the device's
+  // primary context is current (as on the issuing threads), and a launch of the same function
+  // with the same block and shared memory size succeeded from this context since the last
+  // change of what decides a launch's success (launch_conditions.hpp: function attributes,
+  // context limits, unloaded code; all hooked, and drained before they change). What could make
+  // cuLaunchKernel fail is then ruled out: an invalid function, context or stream (the same
+  // ones succeeded, unloads and teardown drain first), invalid or too large dimensions or
+  // shared memory (the same ones succeeded, the limits did not change), too few resources
+  // (the same per-block needs), launch attributes, capture (launches under capture are never
+  // dispatched). What remains is the context itself failing (a sticky error of earlier work),
+  // which every later call reports: after one is seen, nothing is deferred any more.
   const void* detach(const void* kernel) override;
   backend_status launch_detached(const void* kernel, stream_handle stream) override;
   void issuing_thread_started() noexcept override;
-  void destroy_stream(stream_handle stream) noexcept override;
-  void destroy_event(event_handle event) noexcept override;
 
  private:
   struct launch_kind {
@@ -59,10 +70,16 @@ class cuda_backend final : public backend {
     std::size_t operator()(const launch_kind& k) const noexcept;
   };
 
+  // Whether the calling thread's current context is this backend's.
+  bool in_own_context() const noexcept;
+  static launch_kind kind_of(const launch_request& r) noexcept;
+
   const driver::table& cuda_;
   CUcontext context_;
-  // Launch kinds that succeeded. Used under the scheduler's lock only.
+  // Launch kinds that succeeded under launch_conditions generation `generation_`. Used under the
+  // scheduler's lock only.
   std::unordered_set<launch_kind, launch_kind_hash> succeeded_;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace acs

@@ -25,8 +25,9 @@ struct device_runtime {
       : backend(cuda, context), sched(backend, config) {}
   cuda_backend backend;
   scheduler sched;
-  // acs's own bookkeeping failed here: pass through from now on. Safe at any
-  // point, since every redirected kernel was already joined into its stream.
+  // acs's own bookkeeping failed here, or the context was destroyed: no new kernel goes to the
+  // pool. The kernels already there are still joined into their streams before anything
+  // needs them (dispatch.cpp, runtime_of): with the lazy join, most are not yet.
   std::atomic<bool> broken{false};
 };
 

@@ -21,12 +21,14 @@
 #include "annotations/inferred/allocation_map.hpp"
 #include "src/support/config.hpp"
 #include "src/support/guard.hpp"
+#include "src/support/process.hpp"
 #include "src/support/log.hpp"
 #include "src/runtime/capture.hpp"
 #include "src/runtime/cuda_backend.hpp"
 #include "src/runtime/devices.hpp"
 #include "interpose/real_driver.hpp"
 #include "src/runtime/footprint.hpp"
+#include "src/runtime/launch_conditions.hpp"
 #include "src/runtime/start.hpp"
 #include "src/runtime/streams.hpp"
 #include "src/support/stage_timer.hpp"
@@ -39,6 +41,35 @@ namespace acs {
 
 namespace {
 
+struct message {
+  log_level level;
+  const char* text;  // nullptr: said elsewhere
+};
+
+message reason_message(pass_reason why) noexcept {
+  switch (why) {
+    case pass_reason::disabled: return {log_level::info, nullptr};   // said when the settings were read
+    case pass_reason::capturing: return {log_level::info, nullptr};  // said by capture tracking
+    case pass_reason::cooperative: return {log_level::info, "cooperative launches pass straight through"};
+    case pass_reason::ordering_attribute:
+      return {log_level::info,
+              "launches with ordering attributes (programmatic dependent launch...) pass straight through"};
+    case pass_reason::foreign_context:
+      return {log_level::info,
+              "launches outside a device's primary context (or with no current context) pass straight through"};
+    case pass_reason::unknown_function:
+      return {log_level::warn, "a launch whose kernel could not be identified passes straight through"};
+    case pass_reason::internal_error:
+      return {log_level::warn, "acs's own bookkeeping failed: launches pass straight through"};
+    case pass_reason::no_parallelism:
+      return {log_level::info,
+              "a stream whose kernels each depend on the previous one: acs steps aside (its launches go "
+              "straight to it) and looks again now and then (ACS_STEP_ASIDE)"};
+    case pass_reason::count_: break;
+  }
+  return {log_level::info, nullptr};
+}
+
 // Counted every time, said once per reason (without a lock: launches on a
 // capturing or foreign stream may come by the thousand).
 void note_reason(pass_reason why) noexcept {
@@ -46,28 +77,8 @@ void note_reason(pass_reason why) noexcept {
   static std::atomic<bool> said[stats::reason_count]{};
   const auto i = static_cast<std::size_t>(why);
   if (i >= stats::reason_count || said[i].load(std::memory_order_relaxed) || said[i].exchange(true)) return;
-  switch (why) {
-    case pass_reason::disabled: break;   // said when the settings were read
-    case pass_reason::capturing: break;  // said by capture tracking
-    case pass_reason::cooperative: log::info("cooperative launches pass straight through"); break;
-    case pass_reason::ordering_attribute:
-      log::info("launches with ordering attributes (programmatic dependent launch...) pass straight through");
-      break;
-    case pass_reason::foreign_context:
-      log::info("launches outside a device's primary context (or with no current context) pass straight through");
-      break;
-    case pass_reason::unknown_function:
-      log::warn("a launch whose kernel could not be identified passes straight through");
-      break;
-    case pass_reason::internal_error:
-      log::warn("acs's own bookkeeping failed: launches pass straight through");
-      break;
-    case pass_reason::no_parallelism:
-      log::info("a stream whose kernels each depend on the previous one: acs steps aside (its launches go "
-                "straight to it) and looks again now and then (ACS_STEP_ASIDE)");
-      break;
-    case pass_reason::count_: break;
-  }
+  const auto [level, what] = reason_message(why);
+  if (what != nullptr) log::print(level, "{}", what);
 }
 
 // While no stream is redirected (every one that launched stepped aside: stream_mode.hpp), no
@@ -77,13 +88,18 @@ bool nothing_redirected() noexcept {
   return settings().step_aside && redirected_streams().load(std::memory_order_acquire) == 0;
 }
 
-// The scheduler of `stream`'s device, if acs manages it; `t` receives the stream.
+// The scheduler of `stream`'s device, if acs manages it, broken or not; `t` receives the stream.
+// A broken one takes no new kernel, but the kernels it already put on pool streams are still
+// joined into their streams, lazily as ever: until then a stream's sync, or work issued on it,
+// would not wait for them (the join is not done when the device breaks, so a launch that another
+// thread was dispatching meanwhile is joined too).
 device_runtime* runtime_of(CUstream stream, default_stream zero, stream_target& t) {
   const driver::table* cuda = driver::real();
   if (cuda == nullptr || !resolve_stream(*cuda, stream, zero, t) || !t.context->primary) return nullptr;
-  device_runtime* rt = t.context->runtime.load(std::memory_order_acquire);
-  return rt != nullptr && !rt->broken.load(std::memory_order_relaxed) ? rt : nullptr;
+  return t.context->runtime.load(std::memory_order_acquire);
 }
+
+bool is_broken(const device_runtime& rt) noexcept { return rt.broken.load(std::memory_order_relaxed); }
 
 // A join would become a node of the stream's capture: never on a capturing
 // stream (its redirected kernels were joined when the capture began).
@@ -100,11 +116,11 @@ void before_work_on(CUstream stream, default_stream zero) {
   if (device_runtime* rt = runtime_of(stream, zero, t); rt != nullptr && joinable(t)) rt->sched.before_barrier(t.stream);
 }
 
-// Work was issued directly on the application's stream (rule 2).
+// Work was issued directly on the application's stream (rule 2): later kernels fork after it.
 void barrier_on(CUstream stream, default_stream zero) {
   if (nothing_redirected()) return;
   stream_target t;
-  if (device_runtime* rt = runtime_of(stream, zero, t)) rt->sched.barrier(t.stream);
+  if (device_runtime* rt = runtime_of(stream, zero, t); rt != nullptr && !is_broken(*rt)) rt->sched.barrier(t.stream);
 }
 
 enum class then { barrier, nothing };
@@ -137,7 +153,14 @@ declared::launch_footprint& scratch_footprint() {
 
 }  // namespace
 
-bool active() noexcept { return !settings().pass_through() && !driver::unavailable(); }
+bool active() noexcept {
+  return !process::forked_child() && !settings().pass_through() && !driver::unavailable();
+}
+
+// Unconditional, and cheap without a scheduler: a begin must always meet its end.
+void launch_conditions_change_begins() noexcept { launch_conditions::change_begins(); }
+void launch_conditions_changed() noexcept { launch_conditions::change_ends(); }
+void call_failed(int status) noexcept { (void)launch_conditions::call_failed(status); }
 
 int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
   pending_launch launch{issue, &r};
@@ -177,8 +200,7 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     ACS_STAGE(capture);
 
     rt = runtime_for_launch(*cuda, *t.context);
-    if (rt == nullptr || rt->broken.load(std::memory_order_relaxed))
-      return issue_directly(launch, r, pass_reason::internal_error, then::nothing);
+    if (rt == nullptr || is_broken(*rt)) return issue_directly(launch, r, pass_reason::internal_error, then::barrier);
     ACS_STAGE(runtime);
 
     declared::launch_footprint& footprint = scratch_footprint();
@@ -200,11 +222,11 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     ACS_STAGE(after_launch);
     return status;
   } catch (...) {
-    // The scheduler's state may be inconsistent: this device passes through from
-    // now on. Every kernel it dispatched was joined into its stream, so the
-    // application's order holds.
+    // acs's own bookkeeping failed: this device takes no new kernel from now on. The launch
+    // runs on its own stream, after the stream's pool kernels (runtime_of: they are still
+    // joined, here and before any later work or sync of their streams).
     if (rt != nullptr) rt->broken.store(true, std::memory_order_relaxed);
-    return issue_directly(launch, r, pass_reason::internal_error, then::nothing);
+    return issue_directly(launch, r, pass_reason::internal_error, then::barrier);
   }
 }
 
@@ -261,7 +283,7 @@ void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint6
     stream_target t;
     if (cuda == nullptr || !resolve_stream(*cuda, stream, stream_zero, t) || !t.context->primary) return;
     device_runtime* rt = t.context->runtime.load(std::memory_order_acquire);
-    if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.synchronized(t.stream.key, point);
+    if (rt != nullptr && !is_broken(*rt)) rt->sched.synchronized(t.stream.key, point);
   });
 }
 
@@ -275,7 +297,7 @@ void device_synchronized(std::uint64_t point) noexcept {
     context_entry* e = cuda != nullptr ? current_context(*cuda) : nullptr;
     if (e == nullptr || !e->primary) return;
     device_runtime* rt = e->runtime.load(std::memory_order_acquire);
-    if (rt != nullptr && !rt->broken.load(std::memory_order_relaxed)) rt->sched.device_synchronized(point);
+    if (rt != nullptr && !is_broken(*rt)) rt->sched.device_synchronized(point);
   });
 }
 

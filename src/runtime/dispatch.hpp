@@ -43,6 +43,11 @@ struct launch_request {
   launch_shape shape;
 };
 
+// The program makes a CUDA call: every hook calls this first. The first call sets up what acs
+// must do before the program's first context exists (CUDA_DEVICE_MAX_CONNECTIONS): no hooked
+// call can come later than cuInit, which is hooked. Until then acs has no side effect (rule 14).
+void cuda_in_use() noexcept;
+
 // Before an operation that waits for, or releases, what the device's work may use (device
 // synchronize, free, context teardown): every launch acs accepted is issued to the GPU first.
 void device_work_issued() noexcept;
@@ -103,5 +108,17 @@ void code_loaded(const void* handle, bool library, const void* image) noexcept;
 
 // Whether acs is active at all (config, environment, a GPU present).
 bool active() noexcept;
+
+// A call that may change whether launches succeed (a function's attributes, the context's limits,
+// unloading code) is bracketed by these: every launch acs deferred to its issuing threads is
+// issued before it, none is deferred while it runs, and after it no launch counts as known to
+// succeed until one succeeds again (docs/design.md rule 6).
+void launch_conditions_change_begins() noexcept;
+void launch_conditions_changed() noexcept;
+
+// A hooked call returned `status` (a CUresult or cudaError_t, not success). After a context
+// error (sticky: a kernel fault...) no launch is deferred any more, so that each later launch
+// reaches the driver and returns the error, as it would without acs.
+void call_failed(int status) noexcept;
 
 }  // namespace acs

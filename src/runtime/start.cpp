@@ -1,7 +1,21 @@
 #include "src/runtime/start.hpp"
 
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <string>
+
 #include "src/support/config.hpp"
+#include "src/support/guard.hpp"
 #include "src/support/log.hpp"
+#include "src/support/process.hpp"
 #include "src/runtime/capture.hpp"
 #include "interpose/real_driver.hpp"
 #include "src/runtime/driver_inference.hpp"
@@ -30,10 +44,32 @@ void trace_log(bool warning, const char* message) noexcept {
     log::info("{}", message);
 }
 
+// Why the trace cannot be written at `path`, if it cannot: it is written at exit, to
+// `path`.partial and then renamed, so the folder must take new files.
+std::optional<std::string> unwritable(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return std::string("is a directory");
+  const std::size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    return "cannot be written: folder " + folder + ": " + std::strerror(errno);
+  if (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0)
+    return std::string("cannot be written: ") + std::strerror(errno);
+  return std::nullopt;
+}
+
+// ACS_TRACE is checked when tracing starts: a trace that could not be written at exit would be
+// lost after the whole run.
 trace::options trace_options() {
   const config& c = settings();
   trace::options o;
   o.path = c.trace;
+  if (!o.path.empty()) {
+    if (const auto why = unwritable(o.path)) {
+      log::warn_once("trace:path", "ACS_TRACE='{}' {}; no trace is written", o.path, *why);
+      o.path.clear();
+    }
+  }
   o.measure = c.stats;
   o.log = trace_log;
   return o;
@@ -65,15 +101,55 @@ void connect_once() noexcept {
   (void)connected;
 }
 
+// Rule 13. Before fork(): what acs accepted is issued, so that no issuing thread is inside the
+// driver while the process is copied, and the child inherits no queued work it could wait for.
+void before_fork() noexcept {
+  if (process::cuda_used() && !process::forked_child()) device_work_issued();
+}
+
+// In the child: acs's threads did not come along and its locks may be held by them.
+void in_child_after_fork() noexcept { process::after_fork_in_child(); }
+
 // The annotation layer gets its services when libacs loads (the constructor only stores
 // pointers), so that acs_v1_active answers before the program's first CUDA call.
-[[gnu::constructor]] void connect_at_load() { connect_once(); }
+[[gnu::constructor]] void connect_at_load() {
+  connect_once();
+  (void)pthread_atfork(before_fork, nullptr, in_child_after_fork);
+}
+
+// setenv is not safe against another thread's getenv; at a program's first CUDA call that is
+// rarely a concern, and the driver reads this variable when it creates a context, which cannot
+// come before this call (rule 14).
+void set_device_connections() {
+  const char* name = "CUDA_DEVICE_MAX_CONNECTIONS";
+  if (const auto value = device_connections_to_set(settings(), std::getenv(name)))
+    ::setenv(name, value->c_str(), /*overwrite=*/0);
+}
+
+constinit std::atomic<bool> cuda_set_up{false};
 
 }  // namespace
 
 void runtime_started() noexcept {
+  if (process::forked_child()) return;
   connect_once();
   trace::start_once(trace_options);
+}
+
+// Every thread's first CUDA call waits until the first one has set the environment up: its own
+// next call may create a context.
+void cuda_in_use() noexcept {
+  if (cuda_set_up.load(std::memory_order_acquire)) return;
+  static std::once_flag once;
+  try {
+    std::call_once(once, [] {
+      (void)process::note_cuda_used();
+      guarded("cuda_in_use", [] { set_device_connections(); });
+      cuda_set_up.store(true, std::memory_order_release);
+    });
+  } catch (...) {
+    internal_failure("cuda_in_use");
+  }
 }
 
 }  // namespace acs

@@ -1,8 +1,13 @@
 #pragma once
-// What the runtime sets up on acs's first CUDA call (any dispatch.hpp entry but
-// active(), which hooks may call from inside dlsym): tracing starts if ACS_TRACE or ACS_STATS ask for it (also
-// under ACS_DISABLE: the trace then shows the program as it runs without acs). The
-// annotation layer gets the runtime's services (declared::connect) when libacs loads.
+// What the runtime sets up, and when:
+//  * when libacs loads: the annotation layer gets the runtime's services (declared::connect),
+//    and fork handlers are registered (rule 13: drain before fork(), pass everything through in
+//    a child forked after acs started). Nothing the program could notice;
+//  * at the program's first CUDA call (cuda_in_use, dispatch.hpp): CUDA_DEVICE_MAX_CONNECTIONS,
+//    before any context exists (rule 14: a process that never calls CUDA sees no side effect);
+//  * at acs's first call into the runtime (any dispatch.hpp entry but active(), which hooks may
+//    call from inside dlsym): tracing starts if ACS_TRACE or ACS_STATS ask for it (also under
+//    ACS_DISABLE: the trace then shows the program as it runs without acs).
 
 namespace acs {
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "src/support/log.hpp"
+#include "src/support/process.hpp"
 #include "src/support/thread_cache.hpp"
 
 namespace acs {
@@ -130,6 +131,7 @@ struct per_thread_stream {
     return modes_by_context.back().second;
   }
   ~per_thread_stream() {
+    if (process::forked_child()) return;  // the parent's threads may hold the schedulers' locks
     try {
       for (device_runtime* rt : all_runtimes()) rt->sched.forget(key);
     } catch (...) {

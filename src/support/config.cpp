@@ -147,19 +147,6 @@ class parser {
 
 const char* lookup_environment(const char* name) { return std::getenv(name); }
 
-// Sets CUDA_DEVICE_MAX_CONNECTIONS before the application can create its CUDA
-// context: the driver reads it at context creation. Only setenv here; the
-// settings themselves are parsed (and their issues logged) on first use.
-__attribute__((constructor)) void set_device_connections() {
-  try {
-    const config c = parse_config(lookup_environment);
-    const char* name = "CUDA_DEVICE_MAX_CONNECTIONS";
-    if (const auto value = device_connections_to_set(c, std::getenv(name)))
-      ::setenv(name, value->c_str(), /*overwrite=*/0);
-  } catch (...) {
-  }
-}
-
 }  // namespace
 
 static_assert(config::max_issue_threads == scheduler_config::max_issue_threads);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "src/support/config.hpp"
+#include "src/support/process.hpp"
 #include "src/trace/measure.hpp"
 #include "src/trace/session.hpp"
 
@@ -28,7 +29,10 @@ std::uint64_t total_passed(const summary& s) {
 
 // Runs after the tracer's own exit handler (registered later, at its start),
 // so the measured figures come from its final flush: no CUDA or CUPTI call here.
+// Nothing in a process that never used CUDA (rule 14), nor in a child forked after it did
+// (rule 13: the parent's threads may hold the locks that collecting takes).
 void print_at_exit() {
+  if (!process::cuda_used() || process::forked_child()) return;
   try {
     const summary s = collect();
     const std::optional<trace::measured> m = trace::measured_figures();
@@ -42,8 +46,9 @@ void print_at_exit() {
 }
 
 // Counting must start before the first launch, and the exit handler should run
-// late (after the application's own): both are set up when the library loads.
-// The settings are parsed quietly here; their warnings come on first use.
+// late (after the application's own): both are set up when the library loads,
+// invisibly: the handler prints only if the program used CUDA. The settings are
+// parsed quietly here; their warnings come on first use.
 __attribute__((constructor)) void enable_if_requested() {
   try {
     if (parse_config([](const char* name) { return std::getenv(name); }).stats) enable_at_exit();

@@ -5,6 +5,9 @@
 //   errors fault_trap      a kernel executes __trap(): sticky error at the next sync
 //   errors fault_address   a kernel writes to an invalid address
 //   errors fault_event     a faulting kernel observed through an event
+//   errors deferred_error_attribute  cudaFuncSetAttribute lowers a kernel's dynamic shared memory
+//                          limit after many launches of it: the next ones must fail, each with
+//                          its own error, and not be deferred by acs (docs/design.md rule 6)
 //
 // The fault scenarios poison the context, so each runs as its own process.
 // Every line printed is an API name and the error name it returned.
@@ -47,6 +50,39 @@ __global__ void bad_address_kernel(uint32_t* p, size_t offset) {
     wait_ns(fault_delay_ns);
     p[offset] = 0xdeadbeefu;
   }
+}
+
+// Copies w into shared memory and back, adding the salt: needs `n` words of dynamic shared memory.
+__global__ void shared_kernel(uint32_t* w, int n, uint32_t salt) {
+  extern __shared__ uint32_t staged[];
+  for (int i = threadIdx.x; i < n; i += blockDim.x) staged[i] = w[i] + salt;
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) w[i] = staged[n - 1 - i] * 3u + 1u;
+}
+
+void deferred_error_attribute() {
+  constexpr int words = 512;  // 2 KiB of dynamic shared memory per launch
+  constexpr std::size_t bytes = words * sizeof(uint32_t);
+  uint32_t* buffers[4];
+  for (uint32_t*& b : buffers) b = acs_test::device_words(words);
+  cudaStream_t s = nullptr;
+  ACS_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  // Many launches of one kind: under acs, its later ones go to acs's issuing threads.
+  for (int k = 0; k < 64; ++k) shared_kernel<<<1, 128, bytes, s>>>(buffers[k % 4], words, static_cast<uint32_t>(k));
+  show("64 launches: cudaGetLastError", cudaGetLastError());
+  show("cudaFuncSetAttribute max dynamic shared 1 KiB",
+       cudaFuncSetAttribute(shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024));
+  for (int k = 0; k < 8; ++k) {
+    shared_kernel<<<1, 128, bytes, s>>>(buffers[k % 4], words, 100u + static_cast<uint32_t>(k));
+    show("  2 KiB launch over the limit: cudaGetLastError", cudaGetLastError());
+  }
+  show("cudaFuncSetAttribute max dynamic shared 48 KiB",
+       cudaFuncSetAttribute(shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 48 * 1024));
+  for (int k = 0; k < 64; ++k)
+    shared_kernel<<<1, 128, bytes, s>>>(buffers[k % 4], words, 200u + static_cast<uint32_t>(k));
+  show("64 launches within it: cudaGetLastError", cudaGetLastError());
+  show("cudaStreamSynchronize", cudaStreamSynchronize(s));
+  for (int i = 0; i < 4; ++i) acs_test::print_device_words("buffer", buffers[i], words);
 }
 
 void launch_errors() {
@@ -163,6 +199,8 @@ int main(int argc, char** argv) {
     launch_errors();
   } else if (scenario == "launch_errors_pending") {
     launch_errors_pending();
+  } else if (scenario == "deferred_error_attribute") {
+    deferred_error_attribute();
   } else if (scenario == "fault_trap" || scenario == "fault_address" || scenario == "fault_event") {
     fault(scenario.c_str());
     return 0;  // the context is gone: no final checks

@@ -4,6 +4,8 @@
   * every entry point that the headers show ordered on a stream (scripts/list_stream_entry_points.py)
     is in the table, with some kind (`pass` included: then it is a documented decision);
   * every synchronous copy/memset is a legacy_barrier;
+  * every setter of what decides a launch's success (function attributes, context limits) is a
+    function_config: acs drains its deferred launches before such a change;
   * kinds that report a stream are only given to entry points that take one;
   * every table symbol is exported by the library it belongs to (no typo can hide);
   * a _ptsz/_ptds twin has the kind of its base entry point; no symbol is listed twice.
@@ -57,6 +59,8 @@ def main():
             problems.append(f"not in the table: {api} {symbol} ({category})")
         elif category == "implicit" and kind != "legacy_barrier":
             problems.append(f"{symbol}: a synchronous copy/memset must be legacy_barrier, not {kind}")
+        elif category == "function_config" and kind != "function_config":
+            problems.append(f"{symbol}: it decides whether launches succeed: function_config, not {kind}")
 
     libraries = {}
     if args.driver_library:
@@ -66,6 +70,8 @@ def main():
     for (api, symbol), kind in sorted(table.items()):
         if api in libraries and symbol not in libraries[api]:
             problems.append(f"{symbol}: not exported by the {api} library")
+        if kind == "function_config" and headers.get((api, symbol)) != "function_config":
+            problems.append(f"{symbol}: function_config, but the headers show no such setter")
         if kind in STREAM_KINDS and headers.get((api, symbol)) not in ("stream", None):
             problems.append(f"{symbol}: kind {kind} but the headers show no stream argument")
         base = re.sub(r"_pt(sz|ds)$", "", symbol)

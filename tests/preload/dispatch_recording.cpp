@@ -129,6 +129,14 @@ bool active() noexcept {
   std::lock_guard lock(mutex);
   return is_active;
 }
+void cuda_in_use() noexcept {}
+void launch_conditions_change_begins() noexcept { record(event(recorded::conditions_change)); }
+void launch_conditions_changed() noexcept { record(event(recorded::conditions_changed)); }
+void call_failed(int status) noexcept {
+  recorded_event e = event(recorded::call_failed);
+  e.detail = status;
+  record(e);
+}
 
 }  // namespace acs
 

@@ -19,6 +19,9 @@ enum class recorded : int {
   code_loaded,          // address: the module or library handle, bytes: the image, detail: library
   unloaded,             // address: the handle
   work_issued,          // device_work_issued: queued launches issued before a device-wide call
+  conditions_change,    // launch_conditions_change_begins
+  conditions_changed,   // launch_conditions_changed
+  call_failed,          // detail: the status
 };
 
 struct recorded_event {

@@ -1,5 +1,7 @@
 # Runs PROGRAM without and with LD_PRELOAD=PRELOAD, and fails unless both runs give the same
 # exit status and the same standard output. (Standard error may differ: acs may warn there.)
+# A program that exits with 77 in both runs had nothing to compute (no GPU): once the runs
+# agreed, the script prints "acs-test: SKIPPED", which the test's SKIP_REGULAR_EXPRESSION reads.
 # cmake -DPROGRAM=... -DPRELOAD=... -P run_compare.cmake
 foreach(var PROGRAM PRELOAD)
   if(NOT DEFINED ${var})
@@ -22,4 +24,9 @@ if(NOT plain_out STREQUAL acs_out)
 endif()
 if(acs_rc MATCHES "[^0-9]")  # a signal or a timeout, identical in both runs
   message(FATAL_ERROR "the program did not exit normally: ${acs_rc}")
+endif()
+if(acs_rc EQUAL 77)
+  message(STATUS "acs-test: SKIPPED (no GPU: both runs failed alike)")
+elseif(NOT acs_rc EQUAL 0)
+  message(FATAL_ERROR "the program failed (exit ${acs_rc}) in both runs")
 endif()

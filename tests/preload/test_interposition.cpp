@@ -71,7 +71,17 @@ class Interposition : public ::testing::Test {
     if (cuda_ != nullptr) dlclose(cuda_);
   }
 
+  // What the hooks reported, but the reports every failed call and every function-config call
+  // also make (launch conditions, call_failed): all_events() has those.
   std::vector<recorded_event> events() const {
+    std::vector<recorded_event> out;
+    for (const recorded_event& e : all_events())
+      if (e.what != recorded::conditions_change && e.what != recorded::conditions_changed &&
+          e.what != recorded::call_failed)
+        out.push_back(e);
+    return out;
+  }
+  std::vector<recorded_event> all_events() const {
     std::vector<recorded_event> out(count_());
     for (std::size_t i = 0; i < out.size(); ++i) at_(i, &out[i]);
     return out;
@@ -606,3 +616,72 @@ TEST_F(Interposition, FunctionsAreNotLookedUpWhileAcsIsInactive) {
 }
 
 }  // namespace
+
+// --- what decides whether a launch succeeds (docs/design.md rule 6) -------------------------
+
+class preload_deferred_error : public Interposition {};
+
+// A function-attribute change reaches the driver between launch_conditions_change_begins and
+// launch_conditions_changed (so that deferred launches are issued before it, and none counts as
+// known to succeed after it); an unload is bracketed the same way.
+TEST_F(preload_deferred_error, function_config_calls_are_bracketed_by_the_launch_conditions) {
+  auto set_attribute = proc<PFN_cuFuncSetAttribute_v9000>("cuFuncSetAttribute", 12000);
+  EXPECT_NE(reinterpret_cast<void*>(set_attribute), fake_self_("cuFuncSetAttribute")) << "not hooked";
+  EXPECT_EQ(set_attribute(function(0x77), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 512), CUDA_SUCCESS);
+  CUlibrary l = nullptr;
+  static const char image[] = "an image";
+  ASSERT_EQ(proc<PFN_cuLibraryLoadData_v12000>("cuLibraryLoadData", 12000)(&l, image, nullptr, nullptr, 0, nullptr,
+                                                                             nullptr, 0),
+            CUDA_SUCCESS);
+  ASSERT_EQ(proc<PFN_cuLibraryUnload_v12000>("cuLibraryUnload", 12000)(l), CUDA_SUCCESS);
+  std::vector<recorded> seen;
+  for (const recorded_event& e : all_events()) seen.push_back(e.what);
+  const std::vector<recorded> expected = {recorded::conditions_change, recorded::conditions_changed,
+                                          recorded::code_loaded,       recorded::conditions_change,
+                                          recorded::conditions_changed, recorded::unloaded};
+  EXPECT_EQ(seen, expected);
+  const auto c = calls();
+  ASSERT_FALSE(c.empty());
+  EXPECT_STREQ(c[0].name, "cuFuncSetAttribute");
+  EXPECT_EQ(c[0].function, function(0x77));
+}
+
+// Every hooked call that fails is reported with its status (after a context failure, no launch is
+// deferred); a successful one is not. Event synchronisation and queries are hooked for that alone.
+TEST_F(preload_deferred_error, failed_calls_are_reported_with_their_status) {
+  auto sync = proc<PFN_cuStreamSynchronize_v2000>("cuStreamSynchronize", 12000);
+  EXPECT_EQ(sync(stream(0x10)), CUDA_SUCCESS);
+  EXPECT_EQ(sync(broken_stream), CUDA_ERROR_LAUNCH_FAILED);
+  auto event_sync = proc<PFN_cuEventSynchronize_v2000>("cuEventSynchronize", 12000);
+  EXPECT_NE(reinterpret_cast<void*>(event_sync), fake_self_("cuEventSynchronize")) << "not hooked";
+  EXPECT_EQ(event_sync(reinterpret_cast<CUevent>(0xe1)), CUDA_SUCCESS);
+  std::vector<int> failed;
+  for (const recorded_event& e : all_events())
+    if (e.what == recorded::call_failed) failed.push_back(e.detail);
+  EXPECT_EQ(failed, std::vector<int>{CUDA_ERROR_LAUNCH_FAILED});
+}
+
+// A thread whose first runtime call is a <<<>>> launch (NVIDIA's simpleCooperativeGroups sample
+// with -cudart shared): no context is current yet when the hook asks the driver for the kernel's
+// function, and the runtime would make one current only inside the launch. The hook must still
+// identify the kernel, or the launch passes straight through with "a launch whose kernel could
+// not be identified".
+class preload_unidentified_kernel : public Interposition {};
+
+TEST_F(preload_unidentified_kernel, a_threads_first_launch_finds_its_kernel_without_a_current_context) {
+  const auto drop_current_context = lookup<void (*)()>(cuda_, "fake_cuda_drop_current_context");
+  ASSERT_NE(drop_current_context, nullptr);
+  cudaError_t status = cudaErrorUnknown;
+  cudaError_t left = cudaErrorUnknown;
+  std::thread([&] {
+    drop_current_context();  // as on a fresh thread before any runtime call
+    status = __cudaLaunchKernel(reinterpret_cast<cudaKernel_t>(0x3000), dim3(1), dim3(64), nullptr, 256, nullptr);
+    left = cudaGetLastError();
+  }).join();
+  EXPECT_EQ(status, cudaSuccess);
+  EXPECT_EQ(left, cudaSuccess) << "the look-up left an error behind";
+  const auto e = events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].what, recorded::launch);
+  EXPECT_EQ(e[0].function, function(0x3001)) << "the kernel was not identified";
+}

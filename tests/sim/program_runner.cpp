@@ -12,6 +12,7 @@ using step_kind = program_step::kind;
 
 constexpr backend_status own_call_error = 2;  // cudaErrorMemoryAllocation
 constexpr backend_status rejected_launch = 9;  // cudaErrorInvalidConfiguration
+constexpr backend_status context_error = 719;  // cudaErrorLaunchFailure: sticky
 
 memory_effect effect_of(const kernel& k) { return {memory_effect::rule::hash, k.id, k.reads, k.writes}; }
 
@@ -19,6 +20,7 @@ class runner {
  public:
   runner(const program& p, execution how) : p_(p), how_(how), sim_(p.device) {
     if (how_ == execution::through_acs) acs_.emplace(sim_, p.config);
+    if (p.fault_kernel) sim_.fault_when_done(p.kernels[*p.fault_kernel].id, context_error);
     for (stream_kind kind : p.streams) {
       const stream_handle h =
           kind == stream_kind::legacy ? sim_device::legacy_stream : sim_.create_app_stream(kind);
@@ -38,11 +40,15 @@ class runner {
     }
     const std::uint64_t point = scheduler::sync_point();
     if (acs_) acs_->drain();
-    sim_.synchronize_device();
+    step_ = p_.steps.size();
+    check(sim_.synchronize_device(), "final synchronize_device");
     if (acs_) {
       acs_->device_synchronized(point);
       out_.stats = acs_->stats();
     }
+    out_.context_failed = sim_.faulted();
+    // The faulting kernel's launch was accepted, so it must have run (and the failure come back).
+    if (fault_launched_ && !out_.context_failed) out_.failures.push_back("the faulting kernel was accepted but never ran");
     for (const race& r : sim_.races()) out_.races.push_back(sim_.explain(r));
     out_.memory = sim_.memory();
     return std::move(out_);
@@ -50,9 +56,26 @@ class runner {
 
  private:
   void check(backend_status status, const char* what) {
+    if (p_.fault_kernel) return check_under_fault(status, what);
     if (status != 0)
       out_.failures.push_back("step " + std::to_string(step_) + ": " + what + " returned " +
                               std::to_string(status));
+  }
+
+  // The context fails at some point: every call from then on fails in CUDA. The program must get
+  // that failure as it would from CUDA: any call may be the first to return it, but once one has,
+  // every later call returns it too (a launch acs would defer included).
+  void check_under_fault(backend_status status, const char* what) {
+    const std::string where = "step " + std::to_string(step_) + ": " + what;
+    if (status == context_error) {
+      sim_.failure_observed();  // as acs's hooks report every call that failed
+      if (!error_step_) error_step_ = step_;
+    } else if (status != 0 && status != rejected_launch) {
+      out_.failures.push_back(where + " returned " + std::to_string(status));
+    } else if (status == 0 && error_step_) {
+      out_.failures.push_back(where + " succeeded after step " + std::to_string(*error_step_) +
+                              " had returned the context failure");
+    }
   }
 
   void before_barrier(const virtual_stream& s) {
@@ -74,7 +97,9 @@ class runner {
         if (acs_) {
           if (s.failure)
             sim_.fail_calls(s.failure->which, s.failure->count, own_call_error, s.failure->after);
-          check(acs_->launch(vs, s.declared, &k, s.group), "launch");
+          const backend_status st = acs_->launch(vs, s.declared, &k, s.group);
+          check(st, "launch");
+          if (st == 0 && p_.fault_kernel && s.kernel == *p_.fault_kernel) fault_launched_ = true;
           if (s.failure) sim_.fail_calls(s.failure->which, 0, 0);
         } else if (how_ == execution::naive_redirect) {
           check(sim_.launch(&k, naive_[next_naive_++ % naive_.size()]), "launch");
@@ -101,24 +126,32 @@ class runner {
       case step_kind::wait: before_barrier(vs); check(sim_.wait_event(vs.handle, events_[s.event]), "wait_event"); break;
       case step_kind::sync_stream: {
         const std::uint64_t point = acs_ ? acs_->join(vs) : 0;
-        check(sim_.synchronize(vs.handle), "synchronize");
-        if (acs_) acs_->synchronized(vs.key, point);
+        const backend_status st = sim_.synchronize(vs.handle);
+        check(st, "synchronize");
+        if (acs_ && st == 0) acs_->synchronized(vs.key, point);
         return;
       }
-      case step_kind::sync_event: sim_.synchronize_event(events_[s.event]); return;
+      case step_kind::sync_event: check(sim_.synchronize_event(events_[s.event]), "synchronize_event"); return;
       case step_kind::sync_device: {
         const std::uint64_t point = scheduler::sync_point();
         if (acs_) acs_->drain();
-        sim_.synchronize_device();
-        if (acs_) acs_->device_synchronized(point);
+        const backend_status st = sim_.synchronize_device();
+        check(st, "synchronize_device");
+        if (acs_ && st == 0) acs_->device_synchronized(point);
         return;
       }
       case step_kind::query_stream: {
         const std::uint64_t point = acs_ ? acs_->join(vs) : 0;
-        if (sim_.query_stream(vs.handle) && acs_) acs_->synchronized(vs.key, point);
+        backend_status st = 0;
+        const bool idle = sim_.query_stream(vs.handle, &st);
+        check(st, "query_stream");
+        if (idle && acs_) acs_->synchronized(vs.key, point);
         return;
       }
-      case step_kind::host_read: out_.host_reads.push_back(sim_.host_read(s.dst)); return;
+      case step_kind::host_read:
+        // After a context failure the program could not have synchronised: it reads nothing.
+        if (!sim_.faulted()) out_.host_reads.push_back(sim_.host_read(s.dst));
+        return;
     }
     if (acs_) acs_->barrier(vs);
   }
@@ -132,6 +165,8 @@ class runner {
   std::vector<stream_handle> naive_;
   std::size_t next_naive_ = 0;
   std::size_t step_ = 0;
+  std::optional<std::size_t> error_step_;  // the first step that returned the context failure
+  bool fault_launched_ = false;
   program_outcome out_;
 };
 
@@ -169,6 +204,7 @@ std::string compare(const serial_outcome& expected, const program_outcome& got) 
   const std::size_t shown = got.races.size() < 5 ? got.races.size() : 5;
   for (std::size_t i = 0; i < shown; ++i) out << got.races[i] << '\n';
   if (got.races.size() > shown) out << "... " << got.races.size() - shown << " more race(s)\n";
+  if (got.context_failed) return out.str();  // serial execution does not model the failure
   std::ostringstream cells_differ;
   for (std::size_t c = 0; c < expected.memory.size() && c < got.memory.size(); ++c)
     if (expected.memory[c] != got.memory[c]) cells_differ << ' ' << c;

@@ -16,7 +16,11 @@ enum class execution : std::uint8_t {
 
 struct program_outcome {
   std::vector<std::string> races;     // explained
-  std::vector<std::string> failures;  // calls that returned an error
+  // Calls that returned an error; with a context failure (program::fault_kernel), what broke
+  // CUDA's reporting of it instead: a success after a call had returned it, another error, a
+  // launch accepted that never ran.
+  std::vector<std::string> failures;
+  bool context_failed = false;        // the fault happened: memory and host reads are not compared
   std::vector<value> memory;          // after a final device sync
   std::vector<value> host_reads;      // in program order
   scheduler_stats stats;              // through_acs only

@@ -375,6 +375,15 @@ std::string range_list(const std::vector<byte_range>& rs) {
 
 program generate_program(std::uint64_t seed) { return generator(seed).run(); }
 
+bool add_fault(program& p) {
+  std::vector<std::size_t> launched;
+  for (const program_step& s : p.steps)
+    if (s.what == step_kind::launch && !s.rejected) launched.push_back(s.kernel);
+  if (launched.empty()) return false;
+  p.fault_kernel = launched[(p.seed * 0x9e3779b97f4a7c15ULL >> 33) % launched.size()];
+  return true;
+}
+
 std::string describe(const program& p) {
   std::ostringstream out;
   out << "program seed " << p.seed << ": window " << p.config.window << ", pool streams " << p.config.streams << (p.config.eager_join ? ", eager join" : ", lazy join")
@@ -384,6 +393,7 @@ std::string describe(const program& p) {
       << p.device.cells << " cells at 0x" << std::hex << p.layout.base << std::dec << " + " << p.layout.stride
       << " per cell (" << p.layout.width << " bytes); streams:";
   for (std::size_t i = 0; i < p.streams.size(); ++i) out << " s" << i << '=' << name(p.streams[i]);
+  if (p.fault_kernel) out << "; the context fails once kernel " << p.kernels[*p.fault_kernel].id << " has run";
   out << '\n';
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     const program_step& s = p.steps[i];

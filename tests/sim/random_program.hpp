@@ -67,9 +67,16 @@ struct program {
   unsigned events = 0;
   std::vector<kernel> kernels;
   std::vector<program_step> steps;
+  // A context failure (sim_device::fault_when_done): once this kernel has run, every call fails,
+  // as after a kernel fault. Index into kernels; none by default.
+  std::optional<std::size_t> fault_kernel{};
 };
 
 program generate_program(std::uint64_t seed);
+
+// The same program with one of its launched kernels made to fault (chosen from the seed); the
+// program itself unchanged. False when it launches nothing.
+bool add_fault(program& p);
 
 // A listing of the program, for replaying a failure by hand.
 std::string describe(const program& p);

@@ -64,8 +64,21 @@ std::optional<backend_status> sim_device::injected(api_call which) {
   return f.status;
 }
 
+std::optional<backend_status> sim_device::context_failed(nanos cost) {
+  run_until(now_);
+  if (!fault_) return std::nullopt;
+  now_ += cost;
+  return fault_;
+}
+
+backend_status sim_device::seen(backend_status status) {
+  if (status != 0) failure_seen_ = true;
+  return status;
+}
+
 backend_status sim_device::create_stream(stream_handle* out) {
   std::lock_guard lock(mutex_);
+  if (const auto failure = context_failed(config_.api_cost)) return *failure;
   now_ += config_.api_cost;
   if (const auto failure = injected(api_call::create_stream)) return *failure;
   *out = add_stream(stream_kind::non_blocking, stream_origin::pool);
@@ -74,6 +87,7 @@ backend_status sim_device::create_stream(stream_handle* out) {
 
 backend_status sim_device::create_event(event_handle* out) {
   std::lock_guard lock(mutex_);
+  if (const auto failure = context_failed(config_.api_cost)) return *failure;
   now_ += config_.api_cost;
   if (const auto failure = injected(api_call::create_event)) return *failure;
   events_.push_back({});
@@ -85,6 +99,7 @@ backend_status sim_device::record_event(event_handle event, stream_handle stream
   std::lock_guard lock(mutex_);
   if (!valid_event(event) || !valid_stream(stream)) return status_invalid_handle;
   ++calls_.record;
+  if (const auto failure = context_failed(config_.api_cost)) return seen(*failure);
   if (const auto failure = injected(api_call::record_event)) {
     now_ += config_.api_cost;
     return *failure;
@@ -101,6 +116,7 @@ backend_status sim_device::wait_event(stream_handle stream, event_handle event) 
   std::lock_guard lock(mutex_);
   if (!valid_event(event) || !valid_stream(stream)) return status_invalid_handle;
   ++calls_.wait;
+  if (const auto failure = context_failed(config_.api_cost)) return seen(*failure);
   if (const auto failure = injected(api_call::wait_event)) {
     now_ += config_.api_cost;
     return *failure;
@@ -120,7 +136,7 @@ event_state sim_device::query_event(event_handle event) {
   std::lock_guard lock(mutex_);
   if (!valid_event(event)) return event_state::error;
   ++calls_.query;
-  run_until(now_);
+  if (context_failed(config_.api_cost)) return event_state::error;
   now_ += config_.api_cost;
   const auto record = events_[event - 1].record;
   if (!record) return event_state::complete;
@@ -139,6 +155,7 @@ backend_status sim_device::launch_checked(const void* kernel_ptr, stream_handle 
   if (!valid_stream(stream)) return status_invalid_handle;
   const auto& k = *static_cast<const kernel*>(kernel_ptr);
   if (!valid_cells(k.reads) || !valid_cells(k.writes)) return status_invalid_value;
+  if (const auto failure = context_failed(config_.launch_cost)) return seen(*failure);
   if (const auto failure = may_fail ? injected(api_call::launch) : std::nullopt) {
     now_ += config_.launch_cost;
     return *failure;
@@ -150,7 +167,8 @@ backend_status sim_device::launch_checked(const void* kernel_ptr, stream_handle 
 
 const void* sim_device::detach(const void* kernel_ptr) {
   std::lock_guard lock(mutex_);
-  if (kernel_ptr == nullptr || failures_[static_cast<std::size_t>(api_call::launch)].count != 0) return nullptr;
+  if (kernel_ptr == nullptr || failures_[static_cast<std::size_t>(api_call::launch)].count != 0 || failure_seen_)
+    return nullptr;
   const auto& k = *static_cast<const kernel*>(kernel_ptr);
   if (!valid_cells(k.reads) || !valid_cells(k.writes)) return nullptr;  // would fail: issued at once
   return new kernel(k);
@@ -188,7 +206,7 @@ backend_status sim_device::library_call(stream_handle stream, const kernel& k) {
   std::lock_guard lock(mutex_);
   if (!valid_stream(stream)) return status_invalid_handle;
   if (!valid_cells(k.reads) || !valid_cells(k.writes)) return status_invalid_value;
-  run_until(now_);
+  if (const auto failure = context_failed(config_.launch_cost)) return *failure;
   return enqueue_effect(op_kind::library_call, stream, k.id,
                         {memory_effect::rule::hash, k.id, k.reads, k.writes}, k.duration,
                         config_.launch_cost);
@@ -198,7 +216,7 @@ backend_status sim_device::host_function(stream_handle stream, const kernel& k) 
   std::lock_guard lock(mutex_);
   if (!valid_stream(stream)) return status_invalid_handle;
   if (!valid_cells(k.reads) || !valid_cells(k.writes)) return status_invalid_value;
-  run_until(now_);
+  if (const auto failure = context_failed(config_.api_cost)) return *failure;
   return enqueue_effect(op_kind::host_function, stream, k.id,
                         {memory_effect::rule::hash, k.id, k.reads, k.writes}, k.duration, config_.api_cost);
 }
@@ -213,7 +231,7 @@ backend_status sim_device::copy(stream_handle stream, cell dst, cell src, std::u
     e.writes.push_back(dst + i);
   }
   if (!valid_cells(e.reads) || !valid_cells(e.writes)) return status_invalid_value;
-  run_until(now_);
+  if (const auto failure = context_failed(config_.api_cost)) return *failure;
   return enqueue_effect(op_kind::copy, stream, 0, std::move(e), duration, config_.api_cost);
 }
 
@@ -224,14 +242,14 @@ backend_status sim_device::fill(stream_handle stream, cell first, std::uint32_t 
   memory_effect e{memory_effect::rule::fill, v, {}, {}};
   for (std::uint32_t i = 0; i < count; ++i) e.writes.push_back(first + i);
   if (!valid_cells(e.writes)) return status_invalid_value;
-  run_until(now_);
+  if (const auto failure = context_failed(config_.api_cost)) return *failure;
   return enqueue_effect(op_kind::fill, stream, 0, std::move(e), duration, config_.api_cost);
 }
 
 backend_status sim_device::marker(stream_handle stream) {
   std::lock_guard lock(mutex_);
   if (!valid_stream(stream)) return status_invalid_handle;
-  run_until(now_);
+  if (const auto failure = context_failed(config_.api_cost)) return *failure;
   enqueue({}, stream, std::nullopt);
   now_ += config_.api_cost;
   return 0;
@@ -259,43 +277,53 @@ backend_status sim_device::enqueue_effect(op_kind kind, stream_handle stream, st
 
 void sim_device::observe(std::uint64_t id) { host_clock_.join(ops_[id].clock); }
 
+// A wait for work during which the context fails returns the failure, like any later call
+// (the host then knows nothing of that work: nothing is observed).
 backend_status sim_device::synchronize(stream_handle stream) {
   std::lock_guard lock(mutex_);
   if (!valid_stream(stream)) return status_invalid_handle;
-  run_until(now_);
+  if (const auto failure = context_failed(config_.api_cost)) return seen(*failure);
   if (const auto tail = streams_[stream].tail) {
     run_until_done(*tail);
+    if (fault_) return seen(*fault_);
     observe(*tail);
   }
   now_ += config_.api_cost;
   return 0;
 }
 
-void sim_device::synchronize_event(event_handle event) {
+backend_status sim_device::synchronize_event(event_handle event) {
   std::lock_guard lock(mutex_);
-  if (!valid_event(event)) return;
-  run_until(now_);
+  if (!valid_event(event)) return status_invalid_handle;
+  if (const auto failure = context_failed(config_.api_cost)) return *failure;
   if (const auto record = events_[event - 1].record) {
     run_until_done(*record);
+    if (fault_) return *fault_;
     observe(*record);
   }
   now_ += config_.api_cost;
+  return 0;
 }
 
-void sim_device::synchronize_device() {
+backend_status sim_device::synchronize_device() {
   std::lock_guard lock(mutex_);
   run_until(now_);
   for (std::uint64_t id = 0; id < ops_.size(); ++id) {
     run_until_done(id);
-    observe(id);
+    if (!fault_) observe(id);
   }
   now_ += config_.api_cost;
+  return fault_.value_or(0);
 }
 
-bool sim_device::query_stream(stream_handle stream) {
+bool sim_device::query_stream(stream_handle stream, backend_status* status) {
   std::lock_guard lock(mutex_);
+  if (status != nullptr) *status = 0;
   if (!valid_stream(stream)) return false;
-  run_until(now_);
+  if (const auto failure = context_failed(config_.api_cost)) {
+    if (status != nullptr) *status = *failure;
+    return false;
+  }
   now_ += config_.api_cost;
   const auto tail = streams_[stream].tail;
   if (tail && ops_[*tail].at != phase::done) return false;
@@ -315,6 +343,22 @@ value sim_device::host_read(cell c) {
 void sim_device::fail_calls(api_call which, unsigned count, backend_status status, unsigned after) {
   std::lock_guard lock(mutex_);
   failures_[static_cast<std::size_t>(which)] = {after, count, status};
+}
+
+void sim_device::fault_when_done(std::uint64_t kernel_id, backend_status status) {
+  std::lock_guard lock(mutex_);
+  faulting_kernel_ = kernel_id;
+  fault_status_ = status;
+}
+
+bool sim_device::faulted() const {
+  std::lock_guard lock(mutex_);
+  return fault_.has_value();
+}
+
+void sim_device::failure_observed() {
+  std::lock_guard lock(mutex_);
+  failure_seen_ = true;
 }
 
 // ---- the device -------------------------------------------------------------
@@ -403,6 +447,9 @@ void sim_device::finish(std::uint64_t id) {
   }
   o.at = phase::done;
   o.end = device_now_;
+  if (faulting_kernel_ && (o.kind == op_kind::kernel || o.kind == op_kind::library_call) &&
+      o.kernel_id == *faulting_kernel_ && !fault_)
+    fault_ = fault_status_;
   last_completion_ = std::max(last_completion_, device_now_);
   if (o.uses_slot) --busy_slots_;
   for (std::uint64_t d : o.dependents)

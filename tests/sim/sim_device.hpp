@@ -13,7 +13,13 @@
 //    until the synced work completes;
 //  * memory: a small array of cells, read when an operation starts and written
 //    when it ends, with a happens-before race checker over the cells actually
-//    touched.
+//    touched;
+//  * a context failure (fault_when_done): once a given kernel has run, every call
+//    fails with the fault's status and does nothing, as after a kernel fault in
+//    CUDA (a sticky error). Like the CUDA backend (src/runtime/cuda_backend.hpp),
+//    the device then detaches no launch once a failure was seen: by one of its
+//    own calls, or reported by the program (failure_observed, what acs's hooks
+//    do with every failed call).
 // Every call may come from any thread: one mutex guards the whole device.
 #include <cstdint>
 #include <deque>
@@ -85,7 +91,7 @@ class sim_device final : public backend {
   backend_status synchronize(stream_handle stream) override;
   backend_status launch(const void* kernel, stream_handle stream) override;
   // A copy of the kernel, for the scheduler's issuing thread; unless launches are made to
-  // fail (then they are issued at once, their status seen).
+  // fail, or a context failure was seen (then they are issued at once, their status seen).
   const void* detach(const void* kernel) override;
   backend_status launch_detached(const void* kernel, stream_handle stream) override;
   void destroy_stream(stream_handle stream) noexcept override;
@@ -101,16 +107,25 @@ class sim_device final : public backend {
   // An operation without a memory effect: stream-ordered malloc, an unknown entry point.
   backend_status marker(stream_handle stream);
 
-  // The host waits; it then knows everything the completed work knew.
-  void synchronize_event(event_handle event);
-  void synchronize_device();
-  bool query_stream(stream_handle stream);
+  // The host waits; it then knows everything the completed work knew. They return the
+  // context failure, if one happened (the wait is then cut short).
+  backend_status synchronize_event(event_handle event);
+  backend_status synchronize_device();
+  // Whether the stream is idle; `status`, if given, receives the context failure.
+  bool query_stream(stream_handle stream, backend_status* status = nullptr);
   // A race-checked read of device memory by the host.
   value host_read(cell c);
 
   // After `after` more successful calls of `which`, the next `count` fail with
   // `status` and do nothing else.
   void fail_calls(api_call which, unsigned count, backend_status status, unsigned after = 0);
+
+  // The context fails once a kernel (or library call) with this id has run: from then on
+  // every call returns `status` and does nothing.
+  void fault_when_done(std::uint64_t kernel_id, backend_status status);
+  bool faulted() const;
+  // The program saw a call fail (acs's hooks report every failed call).
+  void failure_observed();
 
   std::vector<race> races() const;
   std::string explain(const race& r) const;
@@ -211,6 +226,14 @@ class sim_device final : public backend {
     backend_status status = 0;
   };
   backend_status launch_checked(const void* kernel, stream_handle stream, bool may_fail);
+  // The context failure, once it happened: the call then costs `cost` and does nothing.
+  std::optional<backend_status> context_failed(nanos cost);
+  // What a call of acs's returned: a failure is seen (no more detaching).
+  backend_status seen(backend_status status);
+  std::optional<std::uint64_t> faulting_kernel_;
+  backend_status fault_status_ = 0;
+  std::optional<backend_status> fault_;  // the context failed
+  bool failure_seen_ = false;
   // A failure to return instead of making the call, if one is pending.
   std::optional<backend_status> injected(api_call which);
 

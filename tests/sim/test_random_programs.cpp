@@ -81,6 +81,7 @@ TEST(random_programs, match_serial_execution_under_acs) {
   if (const auto seed = env_number("ACS_SEED")) {
     program p = generate_program(*seed);
     p.config.issue_threads = static_cast<unsigned>(env_number("ACS_SIM_ISSUE_THREADS").value_or(0));  // replays that test
+    if (env_number("ACS_SIM_FAULT").value_or(0) != 0) add_fault(p);  // replays the deferred_error test
     std::printf("%s", describe(p).c_str());
     const std::string report = compare(run_serial(p), run_program(p, execution::through_acs));
     EXPECT_TRUE(report.empty()) << "program seed " << *seed << ":\n" << report;
@@ -129,6 +130,41 @@ TEST(random_programs, match_serial_execution_with_an_issuing_thread) {
   EXPECT_EQ(t.failed, 0u);
   // The rest were made at once while the thread slept (issue_here): how many depends on the load.
   EXPECT_GT(deferred, t.stats.kernels / 10) << "the thread should have issued a good part of the launches";
+}
+
+// Launches queued for acs's threads that fail (docs/design.md rule 6). In every program one kernel
+// makes the context fail once it has run, as a kernel fault does: every call after that fails,
+// queued launches, records and waits included. The program must get the failure as CUDA would give
+// it: any call may be the first to return it (the fault is asynchronous), but none succeeds once
+// one has returned it, every launch acs accepted runs, and the last sync returns it at the latest:
+// never lost. One to three issuing threads.
+TEST(random_programs, deferred_error_context_failures_reach_the_program_and_are_never_lost) {
+  const std::uint64_t count = program_count(default_programs) / 5;
+  tally t;
+  std::uint64_t faulted = 0, queued_failures = 0;
+  for (std::uint64_t seed = 0; seed < count; ++seed) {
+    program p = generate_program(seed);
+    if (!add_fault(p)) continue;
+    p.config.issue_threads = 1 + static_cast<unsigned>(seed % 3);
+    const program_outcome out = run_program(p, execution::through_acs);
+    t.add(p, out);
+    faulted += out.context_failed;
+    queued_failures += out.stats.deferred_failures;
+    const std::string differences = compare(run_serial(p), out);
+    if (differences.empty()) continue;
+    if (++t.failed <= 3)
+      ADD_FAILURE() << "program seed " << seed << " with a fault and " << p.config.issue_threads
+                    << " issuing threads (replay: ACS_SIM_FAULT=1 ACS_SIM_ISSUE_THREADS=" << p.config.issue_threads
+                    << " ACS_SEED=" << seed << ") failed:\n"
+                    << differences;
+  }
+  std::printf("[ random   ] %llu programs with a context failure (%llu faulted), %llu queued launches failed; "
+              "%llu failed\n",
+              static_cast<unsigned long long>(t.programs), static_cast<unsigned long long>(faulted),
+              static_cast<unsigned long long>(queued_failures), static_cast<unsigned long long>(t.failed));
+  EXPECT_EQ(t.failed, 0u);
+  EXPECT_EQ(faulted, t.programs) << "every faulting kernel was launched, so every program faults";
+  EXPECT_GT(queued_failures, 0u) << "no launch queued for acs's threads failed: the mode was not exercised";
 }
 
 // The generator's programs are correct as written: run without acs, they

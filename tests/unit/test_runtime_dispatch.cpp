@@ -12,6 +12,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <new>
 #include <set>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "src/runtime/capture.hpp"
 #include "src/runtime/driver_inference.hpp"
 #include "src/runtime/devices.hpp"
+#include "src/runtime/launch_conditions.hpp"
 #include "interpose/real_driver.hpp"
 #include "src/runtime/streams.hpp"
 #include "src/support/stats.hpp"
@@ -46,6 +48,7 @@ struct fake_state {
   std::set<CUstream> capturing;
   std::map<CUfunction, std::vector<std::pair<size_t, size_t>>> layouts;
   std::vector<call> calls;
+  int throw_at_event_create = 0;  // > 0: that many creations throw, as acs's bookkeeping failing
 
   template <class T>
   T handle() {
@@ -142,6 +145,10 @@ CUresult stream_wait_event(CUstream s, CUevent e, unsigned) {
 }
 CUresult event_create(CUevent* e, unsigned) {
   std::lock_guard lock(fake().mutex);
+  if (fake().throw_at_event_create > 0) {
+    --fake().throw_at_event_create;
+    throw std::bad_alloc();
+  }
   *e = fake().handle<CUevent>();
   return CUDA_SUCCESS;
 }
@@ -356,6 +363,54 @@ TEST_F(dispatch_test, stream_zero_is_the_legacy_or_the_per_thread_stream) {
   stream_work_begins(nullptr, default_stream::per_thread);
   EXPECT_TRUE(joins(from, p, CU_STREAM_PER_THREAD));
   stream_barrier(nullptr, default_stream::per_thread);
+}
+
+// The legacy stream synchronises implicitly with blocking streams (rule 4), and pool streams do
+// not: acs must know which stream is which. Resolved as non-blocking, the legacy stream's pool
+// kernels would not be waited for by a blocking stream's work, nor the other way round.
+class runtime_streams : public dispatch_test {};
+
+TEST_F(runtime_streams, blocking_stream_work_waits_for_the_legacy_streams_pool_kernels) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream blocking = make_stream(ctx, CU_STREAM_DEFAULT);
+  const std::size_t from = mark();
+  const CUstream p = launch(nullptr, make_kernel(), make_allocation(), make_allocation(), default_stream::legacy);
+  ASSERT_TRUE(is_pool(p));
+  stream_work_begins(blocking, default_stream::legacy);  // e.g. cudaMemcpyAsync(..., blocking)
+  EXPECT_TRUE(joins(from, p, blocking)) << "the legacy stream was not resolved as the legacy stream";
+  stream_barrier(blocking, default_stream::legacy);
+}
+
+TEST_F(runtime_streams, legacy_stream_work_waits_for_blocking_streams_pool_kernels) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream blocking = make_stream(ctx, CU_STREAM_DEFAULT);
+  std::size_t from = mark();
+  const CUstream p = launch(blocking, make_kernel(), make_allocation(), make_allocation());
+  ASSERT_TRUE(is_pool(p));
+  stream_work_begins(nullptr, default_stream::legacy);
+  EXPECT_TRUE(joins(from, p, CU_STREAM_LEGACY));
+  stream_barrier(nullptr, default_stream::legacy);
+  // The per-thread default stream is blocking too.
+  from = mark();
+  const CUstream q = launch(nullptr, make_kernel(), make_allocation(), make_allocation(), default_stream::per_thread);
+  ASSERT_TRUE(is_pool(q));
+  stream_work_begins(nullptr, default_stream::legacy);
+  EXPECT_TRUE(joins(from, q, CU_STREAM_LEGACY));
+  stream_barrier(nullptr, default_stream::legacy);
+}
+
+TEST_F(runtime_streams, non_blocking_stream_work_does_not_wait_for_the_legacy_stream) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream free_stream = make_stream(ctx, CU_STREAM_NON_BLOCKING);
+  const std::size_t from = mark();
+  const CUstream p = launch(nullptr, make_kernel(), make_allocation(), make_allocation(), default_stream::legacy);
+  ASSERT_TRUE(is_pool(p));
+  stream_work_begins(free_stream, default_stream::legacy);
+  EXPECT_FALSE(joins(from, p, free_stream));
+  stream_barrier(free_stream, default_stream::legacy);
 }
 
 TEST_F(dispatch_test, per_thread_stream_keys_differ_between_threads_and_from_handles) {
@@ -664,6 +719,153 @@ TEST_F(dispatch_test, destroyed_context_handle_reused_gets_a_new_scheduler) {
   const CUstream p = launch(s, f, make_allocation(), make_allocation());
   EXPECT_TRUE(is_pool(p));
   EXPECT_NE(runtime_of(ctx), before);
+}
+
+// acs's own bookkeeping fails (an exception inside the scheduler): the device is marked broken and
+// takes no new kernel. With the lazy join, kernels already on pool streams are not yet part of
+// their streams: the failed launch, later work and syncs of those streams must still wait for them.
+class runtime_broken_device : public dispatch_test {
+ protected:
+  // Launches on `s` while acs's next event creation throws; returns the stream it ran on.
+  CUstream launch_while_bookkeeping_fails(CUstream s) {
+    {
+      std::lock_guard lock(fake().mutex);
+      fake().throw_at_event_create = 1;
+    }
+    const CUstream on = launch(s, make_kernel(), make_allocation(), make_allocation());
+    std::lock_guard lock(fake().mutex);
+    EXPECT_EQ(fake().throw_at_event_create, 0) << "the failure was not reached";
+    fake().throw_at_event_create = 0;
+    return on;
+  }
+};
+
+TEST_F(runtime_broken_device, the_failed_launch_runs_after_its_streams_pool_kernels) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const std::size_t from = mark();
+  const CUstream p = launch(s, make_kernel(), make_allocation(), make_allocation());
+  ASSERT_TRUE(is_pool(p));
+  EXPECT_EQ(launch_while_bookkeeping_fails(s), s) << "the launch passes through on its own stream";
+  ASSERT_TRUE(runtime_of(ctx)->broken.load());
+  // s waited for an event recorded on p after the pool kernel, before the direct launch on s.
+  std::set<CUevent> after_kernel;
+  bool launched = false, waited = false;
+  for (const call& c : calls_since(from)) {
+    if (c.what == call::launch && c.stream == p) launched = true;
+    if (launched && c.what == call::record && c.stream == p) after_kernel.insert(c.event);
+    if (c.what == call::wait && c.stream == s && after_kernel.count(c.event)) waited = true;
+    if (c.what == call::launch && c.stream == s) break;
+  }
+  EXPECT_TRUE(waited) << "the direct launch overtook the stream's pool kernel";
+}
+
+TEST_F(runtime_broken_device, a_later_sync_of_another_stream_still_waits_for_its_pool_kernels) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s1 = make_stream(ctx), s2 = make_stream(ctx);
+  const std::size_t from = mark();
+  const CUstream p = launch(s1, make_kernel(), make_allocation(), make_allocation());
+  ASSERT_TRUE(is_pool(p));
+  EXPECT_EQ(launch_while_bookkeeping_fails(s2), s2);
+  ASSERT_TRUE(runtime_of(ctx)->broken.load());
+  EXPECT_FALSE(joins(from, p, s1));
+  (void)stream_sync_begins(s1, default_stream::legacy);  // cudaStreamSynchronize(s1)
+  EXPECT_TRUE(joins(from, p, s1)) << "s1's sync would return before its kernel finished";
+  // Work issued on it is ordered after it too, and later launches pass through.
+  const CUstream q = launch(s1, make_kernel(), make_allocation(), make_allocation());
+  EXPECT_EQ(q, s1);
+}
+
+// Which launches the CUDA backend hands to the issuing threads (docs/design.md rule 6): only a
+// kind that succeeded, from the backend's context, since the conditions last changed, and none
+// after a context failure. The backend is driven directly, with the fake driver and a
+// cuLaunchKernel for the copies it detaches.
+class runtime_deferred_error : public dispatch_test {
+ protected:
+  void SetUp() override {
+    dispatch_test::SetUp();
+    table_ = fake_table();
+    table_.cuLaunchKernel_ = [](CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                CUstream, void**, void**) -> CUresult { return CUDA_SUCCESS; };
+    ctx_ = make_device();
+    make_current(ctx_);
+    kernel_ = make_kernel();
+  }
+  void TearDown() override {
+    launch_conditions::reset_for_testing();
+    dispatch_test::TearDown();
+  }
+
+  // A launch of the kernel, made in place (the closure) with `status`.
+  void launch_in_place(cuda_backend& b, int status) {
+    app_launch l;
+    l.status = status;
+    launch_request r = request();
+    pending_launch p{l.closure(), &r};
+    EXPECT_EQ(b.launch(&p, 0), status);
+  }
+  // Whether the backend detaches the next launch of the kernel: hands it to an issuing thread.
+  bool defers(cuda_backend& b) {
+    app_launch l;
+    launch_request r = request();
+    pending_launch p{l.closure(), &r};
+    const void* d = b.detach(&p);
+    if (d != nullptr) {
+      EXPECT_EQ(b.launch_detached(d, 0), 0);  // issues and frees the copy
+    }
+    return d != nullptr;
+  }
+  launch_request request() {
+    launch_request r;
+    r.function = kernel_;
+    r.params = params_;
+    r.shape = {{1, 1, 1}, {32, 1, 1}, 0, false};
+    return r;
+  }
+
+  address x_ = make_allocation(), y_ = make_allocation();
+  void* params_[2] = {&x_, &y_};
+  driver::table table_{};
+  CUcontext ctx_ = nullptr;
+  CUfunction kernel_ = nullptr;
+};
+
+TEST_F(runtime_deferred_error, a_kind_is_deferred_only_once_it_succeeded) {
+  cuda_backend b(table_, ctx_);
+  EXPECT_FALSE(defers(b));
+  launch_in_place(b, 98);
+  EXPECT_FALSE(defers(b)) << "a kind that only failed is not known to succeed";
+  launch_in_place(b, 0);
+  EXPECT_TRUE(defers(b));
+  make_current(make_foreign_context(ctx_));
+  EXPECT_FALSE(defers(b)) << "from another current context the launch is issued at once";
+}
+
+TEST_F(runtime_deferred_error, a_change_of_the_conditions_forgets_earlier_successes) {
+  cuda_backend b(table_, ctx_);
+  launch_in_place(b, 0);
+  EXPECT_TRUE(defers(b));
+  launch_conditions::change_begins();  // cudaFuncSetAttribute...
+  EXPECT_FALSE(defers(b)) << "nothing is deferred while the conditions change";
+  launch_in_place(b, 0);
+  launch_conditions::change_ends();
+  EXPECT_FALSE(defers(b)) << "successes from before and during the change do not count";
+  launch_in_place(b, 0);
+  EXPECT_TRUE(defers(b)) << "a success after it does";
+}
+
+TEST_F(runtime_deferred_error, nothing_is_deferred_after_a_context_failure) {
+  cuda_backend b(table_, ctx_);
+  launch_in_place(b, 0);
+  EXPECT_TRUE(defers(b));
+  EXPECT_FALSE(launch_conditions::call_failed(CUDA_ERROR_INVALID_VALUE)) << "not a context failure";
+  EXPECT_TRUE(defers(b));
+  EXPECT_TRUE(launch_conditions::call_failed(CUDA_ERROR_ILLEGAL_ADDRESS));
+  EXPECT_FALSE(defers(b));
+  launch_in_place(b, 0);
+  EXPECT_FALSE(defers(b)) << "not even after a success";
 }
 
 // No libcuda in the process (CI, or a program that never loaded it): every

@@ -2,12 +2,22 @@
 // ABIs of cuda.h (compiled with __CUDA_API_VERSION_INTERNAL, so that every variant has its own
 // declaration to match), a cuGetProcAddress that picks variants by version and flags like the
 // real one, and a log of which entry point actually ran.
+//
+// It also models one device well enough for the real libacs to schedule on it (fake_driver_app):
+// device 0, whose primary context 0xc0 is always current; streams and events (work completes at
+// once); every function takes two 8-byte parameters; a function's dynamic shared memory limit
+// (cuFuncSetAttribute), beyond which its launches fail (a failure that is not sticky); and a
+// context that fails, for good, after a given number of launches or when told to: then every
+// call returns CUDA_ERROR_LAUNCH_FAILED, as after a kernel fault.
 #include <cuda.h>
 
 #include <cstdint>
 #include <cstring>
+#include <cstdlib>
+#include <map>
 #include <mutex>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "fake_calls.hpp"
@@ -25,23 +35,51 @@ const CUstream broken_stream = reinterpret_cast<CUstream>(0xe77);   // synchroni
 const CUfunction bad_function = reinterpret_cast<CUfunction>(0xbad);
 std::uint64_t next_address = 0x7000000000;
 
+const CUcontext primary_context = reinterpret_cast<CUcontext>(0xc0);
+constexpr int default_shared_limit = 48 * 1024;
+
+struct device_model {
+  std::uintptr_t next_handle = 0x50000;
+  std::map<CUstream, unsigned> streams;  // created streams, with their flags
+  std::map<CUfunction, int> shared_limit;
+  std::uint64_t launches_seen = 0;
+  std::uint64_t launches_run = 0;
+  std::uint64_t fail_after = ~std::uint64_t{0};  // launches before the context fails
+  bool failed = false;
+};
+device_model model;
+
 void log(const char* name, CUstream stream = nullptr, CUfunction function = nullptr) {
   std::lock_guard lock(mutex);
   calls.push_back({name, stream, function});
 }
 
-CUresult launch(const char* name, CUfunction f, CUstream stream) {
+// CUDA_ERROR_LAUNCH_FAILED once the context failed, else `otherwise`.
+CUresult unless_failed(CUresult otherwise = CUDA_SUCCESS) {
+  std::lock_guard lock(mutex);
+  return model.failed ? CUDA_ERROR_LAUNCH_FAILED : otherwise;
+}
+
+CUresult launch(const char* name, CUfunction f, CUstream stream, unsigned shared = 0) {
   log(name, stream, f);
-  return f == bad_function ? CUDA_ERROR_INVALID_HANDLE : CUDA_SUCCESS;
+  std::lock_guard lock(mutex);
+  if (model.launches_seen++ >= model.fail_after) model.failed = true;
+  if (model.failed) return CUDA_ERROR_LAUNCH_FAILED;
+  if (f == bad_function) return CUDA_ERROR_INVALID_HANDLE;
+  const auto limit = model.shared_limit.find(f);
+  if (static_cast<int>(shared) > (limit != model.shared_limit.end() ? limit->second : default_shared_limit))
+    return CUDA_ERROR_INVALID_VALUE;
+  ++model.launches_run;
+  return CUDA_SUCCESS;
 }
 
 }  // namespace
 
 extern "C" {
 
-CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned shared,
                         CUstream s, void**, void**) {
-  return launch("cuLaunchKernel", f, s);
+  return launch("cuLaunchKernel", f, s, shared);
 }
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              CUstream s, void**, void**) {
@@ -75,7 +113,7 @@ CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr, const void*, size_t) {
 }
 CUresult cuEventRecord(CUevent, CUstream s) {
   log("cuEventRecord", s);
-  return CUDA_SUCCESS;
+  return unless_failed();
 }
 
 static CUresult begin(const char* name, CUstream s) {
@@ -103,14 +141,35 @@ CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus* status) {
 }
 CUresult cuStreamSynchronize(CUstream s) {
   log("cuStreamSynchronize", s);
-  return s == broken_stream ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS;
+  return s == broken_stream ? CUDA_ERROR_LAUNCH_FAILED : unless_failed();
+}
+CUresult cuStreamQuery(CUstream s) {
+  log("cuStreamQuery", s);
+  return unless_failed();
 }
 CUresult cuCtxSynchronize() {
   log("cuCtxSynchronize");
+  return unless_failed();
+}
+// What the driver would read when it creates a context: acs must have set it by then.
+std::string connections_at_init = "not called";
+CUresult cuInit(unsigned) {
+  log("cuInit");
+  const char* v = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  std::lock_guard lock(mutex);
+  connections_at_init = v != nullptr ? v : "unset";
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attribute, int value) {
+  log("cuFuncSetAttribute", nullptr, f);
+  std::lock_guard lock(mutex);
+  if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) model.shared_limit[f] = value;
   return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy_v2(CUstream s) {
   log("cuStreamDestroy_v2", s);
+  std::lock_guard lock(mutex);
+  model.streams.erase(s);
   return CUDA_SUCCESS;
 }
 CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) {
@@ -136,12 +195,79 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, size_t* size, CUdeviceptr p)
   *size = 4096;
   return CUDA_SUCCESS;
 }
+// A thread can be made to have no current context, as before its first runtime call (the
+// runtime makes its device's primary context current lazily, in that call).
+thread_local bool no_current_context = false;
 CUresult cuCtxGetCurrent(CUcontext* c) {
-  *c = reinterpret_cast<CUcontext>(0xc0);
+  *c = no_current_context ? nullptr : primary_context;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxSetCurrent(CUcontext c) {
+  no_current_context = c == nullptr;
+  return CUDA_SUCCESS;
+}
+
+// The device model: what the real libacs calls for itself (ACS_DRIVER_USED).
+CUresult cuCtxPushCurrent_v2(CUcontext) { return CUDA_SUCCESS; }
+CUresult cuCtxPopCurrent_v2(CUcontext* c) {
+  if (c != nullptr) *c = primary_context;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetDevice(CUdevice* d) {
+  *d = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned* flags, int* active) {
+  *flags = 0;
+  *active = d == 0 ? 1 : 0;
+  return d == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) {
+  if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+  *c = primary_context;
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice) { return CUDA_SUCCESS; }
+CUresult cuStreamCreate(CUstream* s, unsigned flags) {
+  std::lock_guard lock(mutex);
+  model.next_handle += 0x10;
+  *s = reinterpret_cast<CUstream>(model.next_handle);
+  model.streams[*s] = flags;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetCtx(CUstream s, CUcontext* c) {
+  std::lock_guard lock(mutex);
+  if (model.streams.count(s) == 0) return CUDA_ERROR_INVALID_HANDLE;
+  *c = primary_context;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetFlags(CUstream s, unsigned* flags) {
+  std::lock_guard lock(mutex);
+  const auto it = model.streams.find(s);
+  if (it == model.streams.end()) return CUDA_ERROR_INVALID_HANDLE;
+  *flags = it->second;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned) { return unless_failed(); }
+CUresult cuEventCreate(CUevent* e, unsigned) {
+  std::lock_guard lock(mutex);
+  model.next_handle += 0x10;
+  *e = reinterpret_cast<CUevent>(model.next_handle);
+  return CUDA_SUCCESS;
+}
+CUresult cuEventQuery(CUevent) { return unless_failed(); }  // the work completed at once
+CUresult cuEventSynchronize(CUevent) { return unless_failed(); }
+CUresult cuEventDestroy_v2(CUevent) { return CUDA_SUCCESS; }
+CUresult cuPointerGetAttribute(void*, CUpointer_attribute, CUdeviceptr) { return CUDA_ERROR_INVALID_VALUE; }
+CUresult cuFuncGetParamInfo(CUfunction, size_t index, size_t* offset, size_t* size) {
+  if (index >= 2) return CUDA_ERROR_INVALID_VALUE;
+  *offset = 8 * index;
+  *size = 8;
   return CUDA_SUCCESS;
 }
 // A CUkernel's function in the current context: the tests use kernel + 1.
 CUresult cuKernelGetFunction(CUfunction* f, CUkernel k) {
+  if (no_current_context) return CUDA_ERROR_INVALID_CONTEXT;
   *f = reinterpret_cast<CUfunction>(reinterpret_cast<std::uintptr_t>(k) + 1);
   return CUDA_SUCCESS;
 }
@@ -174,26 +300,6 @@ CUresult cuFakeUnlisted(CUstream s) {
   return CUDA_SUCCESS;
 }
 
-// The rest of the driver functions acs resolves for itself (ACS_DRIVER_USED in
-// interpose/hooks_table.inc): present, so that the table resolves as with a real driver, but
-// unsupported, since these tests exercise the hooks alone.
-#define FAKE_UNSUPPORTED(name, ...) \
-  CUresult name(__VA_ARGS__) { return CUDA_ERROR_NOT_SUPPORTED; }
-FAKE_UNSUPPORTED(cuCtxPushCurrent_v2, CUcontext)
-FAKE_UNSUPPORTED(cuCtxPopCurrent_v2, CUcontext*)
-FAKE_UNSUPPORTED(cuCtxGetDevice, CUdevice*)
-FAKE_UNSUPPORTED(cuDevicePrimaryCtxGetState, CUdevice, unsigned*, int*)
-FAKE_UNSUPPORTED(cuDevicePrimaryCtxRetain, CUcontext*, CUdevice)
-FAKE_UNSUPPORTED(cuDevicePrimaryCtxRelease_v2, CUdevice)
-FAKE_UNSUPPORTED(cuStreamCreate, CUstream*, unsigned)
-FAKE_UNSUPPORTED(cuStreamGetCtx, CUstream, CUcontext*)
-FAKE_UNSUPPORTED(cuStreamGetFlags, CUstream, unsigned*)
-FAKE_UNSUPPORTED(cuStreamWaitEvent, CUstream, CUevent, unsigned)
-FAKE_UNSUPPORTED(cuEventCreate, CUevent*, unsigned)
-FAKE_UNSUPPORTED(cuEventQuery, CUevent)
-FAKE_UNSUPPORTED(cuEventDestroy_v2, CUevent)
-FAKE_UNSUPPORTED(cuPointerGetAttribute, void*, CUpointer_attribute, CUdeviceptr)
-#undef FAKE_UNSUPPORTED
 
 CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
                              CUdriverProcAddressQueryResult* status);
@@ -251,6 +357,12 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint
       {"cuEventQuery", 2000, reinterpret_cast<void*>(&cuEventQuery), nullptr},
       {"cuEventDestroy", 4000, reinterpret_cast<void*>(&cuEventDestroy_v2), nullptr},
       {"cuPointerGetAttribute", 4000, reinterpret_cast<void*>(&cuPointerGetAttribute), nullptr},
+      {"cuFuncGetParamInfo", 12040, reinterpret_cast<void*>(&cuFuncGetParamInfo), nullptr},
+      {"cuFuncSetAttribute", 9000, reinterpret_cast<void*>(&cuFuncSetAttribute), nullptr},
+      {"cuEventSynchronize", 2000, reinterpret_cast<void*>(&cuEventSynchronize), nullptr},
+      {"cuStreamQuery", 2000, reinterpret_cast<void*>(&cuStreamQuery), nullptr},
+      {"cuInit", 2000, reinterpret_cast<void*>(&cuInit), nullptr},
+      {"cuCtxSetCurrent", 4000, reinterpret_cast<void*>(&cuCtxSetCurrent), nullptr},
       {"cuGetProcAddress", 12000, reinterpret_cast<void*>(&cuGetProcAddress_v2), nullptr},
       {"cuGetProcAddress", 11030, reinterpret_cast<void*>(&cuGetProcAddress), nullptr},
   };
@@ -280,6 +392,26 @@ void fake_cuda_reset() {
   std::lock_guard lock(mutex);
   calls.clear();
   capturing.clear();
+}
+// The device model's controls, for fake_driver_app.
+void fake_cuda_fail_after_launches(std::uint64_t n) {
+  std::lock_guard lock(mutex);
+  model.fail_after = model.launches_seen + n;
+}
+// This thread has no current context until a runtime call (or cuCtxSetCurrent) makes one.
+void fake_cuda_drop_current_context() { no_current_context = true; }
+void fake_cuda_fail_now() {
+  std::lock_guard lock(mutex);
+  model.failed = true;
+}
+const char* fake_cuda_connections_at_init() {
+  std::lock_guard lock(mutex);
+  return connections_at_init.c_str();
+}
+void fake_cuda_launches(std::uint64_t* seen, std::uint64_t* run) {
+  std::lock_guard lock(mutex);
+  *seen = model.launches_seen;
+  *run = model.launches_run;
 }
 // The fake's own definition of `symbol`, found without dlsym.
 void* fake_cuda_self(const char* symbol) {

@@ -1,7 +1,8 @@
 // A fake libcudart.so.13 for the preload tests. Like the real runtime, it reaches the driver
 // only through dlopen("libcuda.so.1") + dlsym("cuGetProcAddress_v2") + cuGetProcAddress, so with
 // libacs preloaded its driver calls go through acs's driver wrappers, nested inside acs's
-// runtime hooks. It keeps a per-thread last error like the real one.
+// runtime hooks. It keeps a per-thread last error like the real one, and, like it, makes the
+// primary context current on a thread's first runtime call (lazily, inside that call).
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cudaTypedefs.h>
@@ -36,6 +37,7 @@ struct driver {
   PFN_cuMemFree_v3020 free = nullptr;
   PFN_cuStreamBeginCapture_v10010 begin_capture = nullptr;
   PFN_cuStreamSynchronize_v2000 synchronize = nullptr;
+  PFN_cuCtxSetCurrent_v4000 set_current = nullptr;
 };
 
 template <class F>
@@ -59,9 +61,15 @@ const driver& cu() {
     get(r, "cuMemFree", r.free);
     get(r, "cuStreamBeginCapture", r.begin_capture);
     get(r, "cuStreamSynchronize", r.synchronize);
+    get(r, "cuCtxSetCurrent", r.set_current);
     return r;
   }();
   return d;
+}
+
+// The runtime's lazy initialisation: the thread's device's primary context becomes current.
+void initialise() {
+  if (cu().set_current != nullptr) cu().set_current(reinterpret_cast<CUcontext>(0xc0));
 }
 
 cudaError_t result(CUresult r) {
@@ -87,6 +95,7 @@ void fake_cudart_register(const void* stub, CUfunction function) {
 }
 
 cudaError_t cudaGetFuncBySymbol(cudaFunction_t* out, const void* stub) {
+  initialise();
   std::lock_guard lock(mutex);
   const auto it = stubs().find(stub);
   if (it == stubs().end()) return last_error = cudaErrorInvalidDeviceFunction;
@@ -94,6 +103,15 @@ cudaError_t cudaGetFuncBySymbol(cudaFunction_t* out, const void* stub) {
   return cudaSuccess;
 }
 cudaError_t cudaPeekAtLastError() { return last_error; }
+cudaError_t cudaGetDevice(int* device) {
+  *device = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int device) {
+  if (device != 0) return last_error = cudaErrorInvalidDevice;
+  initialise();
+  return cudaSuccess;
+}
 cudaError_t cudaGetLastError() {
   const cudaError_t e = last_error;
   last_error = cudaSuccess;
@@ -109,6 +127,7 @@ cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 g, dim3 b, void** args,
                                  args, nullptr));
 }
 cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b, void** args, size_t shared, cudaStream_t s) {
+  initialise();
   const auto f = reinterpret_cast<CUfunction>(reinterpret_cast<std::uintptr_t>(k) + 1);
   return result(cu().launch(f, g.x, g.y, g.z, b.x, b.y, b.z, static_cast<unsigned>(shared), s, args, nullptr));
 }

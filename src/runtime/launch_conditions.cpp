@@ -1,0 +1,83 @@
+#include "src/runtime/launch_conditions.hpp"
+
+#include <atomic>
+
+#include "src/runtime/devices.hpp"
+#include "src/support/guard.hpp"
+#include "src/support/log.hpp"
+
+namespace acs::launch_conditions {
+
+namespace {
+
+std::atomic<std::uint64_t> current_generation{1};
+std::atomic<unsigned> changes_running{0};
+std::atomic<int> context_failure{0};  // the first context failure seen, 0 for none
+
+}  // namespace
+
+std::uint64_t generation() noexcept { return current_generation.load(std::memory_order_acquire); }
+
+bool deferral_allowed() noexcept {
+  return changes_running.load(std::memory_order_seq_cst) == 0 &&
+         context_failure.load(std::memory_order_relaxed) == 0;
+}
+
+// Every launch is decided under its device's scheduler lock (detach and enqueue alike). Taking
+// that lock after raising the counter means: a launch that saw the counter at 0 has finished its
+// enqueue (the drain then issues it), and any later one sees the counter raised.
+void change_begins() noexcept {
+  changes_running.fetch_add(1, std::memory_order_seq_cst);
+  guarded("launch_conditions::change_begins", [] {
+    for (device_runtime* rt : all_runtimes()) {
+      (void)rt->sched.in_flight();  // takes and releases the scheduler's lock
+      rt->sched.drain();
+    }
+  });
+}
+
+void change_ends() noexcept {
+  current_generation.fetch_add(1, std::memory_order_acq_rel);
+  changes_running.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+bool is_context_failure(int status) noexcept {
+  switch (status) {
+    case 226:  // CUDA_ERROR_CONTAINED
+    case 700:  // CUDA_ERROR_ILLEGAL_ADDRESS
+    case 702:  // CUDA_ERROR_LAUNCH_TIMEOUT
+    case 710:  // CUDA_ERROR_ASSERT
+    case 714:  // CUDA_ERROR_HARDWARE_STACK_ERROR
+    case 715:  // CUDA_ERROR_ILLEGAL_INSTRUCTION
+    case 716:  // CUDA_ERROR_MISALIGNED_ADDRESS
+    case 717:  // CUDA_ERROR_INVALID_ADDRESS_SPACE
+    case 718:  // CUDA_ERROR_INVALID_PC
+    case 719:  // CUDA_ERROR_LAUNCH_FAILED
+    case 721:  // CUDA_ERROR_TENSOR_MEMORY_LEAK
+    case 810:  // cudaErrorMpsClientTerminated
+    case 911:  // CUDA_ERROR_EXTERNAL_DEVICE
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool call_failed(int status) noexcept {
+  if (!is_context_failure(status)) return false;
+  int none = 0;
+  if (context_failure.compare_exchange_strong(none, status, std::memory_order_relaxed))
+    log::print_once(log_level::info, "launch_conditions:failure",
+                    "the CUDA context failed (error {}): acs issues every later launch at once, which "
+                    "returns the error as it would without acs",
+                    status);
+  return true;
+}
+
+void stop_deferral(int status) noexcept {
+  int none = 0;
+  context_failure.compare_exchange_strong(none, status == 0 ? -1 : status, std::memory_order_relaxed);
+}
+
+void reset_for_testing() noexcept { context_failure.store(0, std::memory_order_relaxed); }
+
+}  // namespace acs::launch_conditions

@@ -1,0 +1,22 @@
+#pragma once
+// What acs knows of the process it runs in, read on every hooked call (one relaxed load each):
+//  * whether the program has made a CUDA call yet (docs/design.md rule 14: until then acs has no
+//    side effect: no environment change, no statistics, no threads);
+//  * whether this is a child forked after that (rule 13): acs's threads and locks stayed in the
+//    parent, so the child passes every call straight through and does no work at exit. (A child
+//    forked before the program used CUDA is a fresh process for acs.)
+namespace acs::process {
+
+/// @brief Whether a CUDA call was seen in this process (or its parent, before a fork).
+bool cuda_used() noexcept;
+
+/// @brief Records that the program makes a CUDA call; true for the first one only.
+bool note_cuda_used() noexcept;
+
+/// @brief Whether this is a child forked after acs started: everything passes through.
+bool forked_child() noexcept;
+
+/// @brief The pthread_atfork child handler's part: marks the child if CUDA was used before.
+void after_fork_in_child() noexcept;
+
+}  // namespace acs::process

@@ -1,0 +1,245 @@
+// A driver-API program for the real libacs on the fake driver (fake/fake_cuda.cpp), which models
+// one device well enough for acs to schedule and defer launches on it. Run natively and under
+// LD_PRELOAD=libacs.so by run_fake_app.sh; each mode checks for itself what must hold in both
+// runs, and exits 0 only then (1 and a line on stderr otherwise).
+//
+//   deferred_error_sticky     the context fails at the 201st launch, every call after it fails:
+//                             launches before succeed, none succeeds after an error, and after any
+//                             call that reported the error every launch does; nothing is lost
+//   deferred_error_fault      the context fails while acs's threads have nothing to do: the first
+//                             call after it reports it, and so does the launch that follows
+//   deferred_error_attribute  cuFuncSetAttribute lowers a function's shared memory limit: its
+//                             launches then fail, each returning its own error (not sticky), and
+//                             every launch that returned success ran
+//   side_effects_cuda         cuInit finds CUDA_DEVICE_MAX_CONNECTIONS set under acs (unset without):
+//                             acs sets it at the program's first CUDA call, before any context
+//   process_fork              15 times: a burst of launches, then fork(); the child finds every
+//                             launch issued, passes its own launch straight through, calls exit()
+//                             and is gone within 5 s, printing nothing (ACS_STATS=1 is set)
+#include <cuda.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fake/fake_calls.hpp"
+
+extern "C" {
+void fake_cuda_fail_after_launches(std::uint64_t n);
+void fake_cuda_fail_now();
+void fake_cuda_launches(std::uint64_t* seen, std::uint64_t* run);
+const char* fake_cuda_connections_at_init();
+std::size_t fake_cuda_call_count();
+int fake_cuda_call_at(std::size_t i, fake_call* out);
+}
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const char* what) {
+  if (ok) return;
+  std::fprintf(stderr, "fake_driver_app: FAILED: %s\n", what);
+  ++failures;
+}
+
+struct program {
+  CUstream stream = nullptr;
+  CUdeviceptr buffers[8] = {};
+  const CUfunction function = reinterpret_cast<CUfunction>(0x4240);
+
+  program() {
+    expect(cuInit(0) == CUDA_SUCCESS, "cuInit");
+    expect(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS, "cuStreamCreate");
+    for (CUdeviceptr& b : buffers) expect(cuMemAlloc(&b, 4096) == CUDA_SUCCESS, "cuMemAlloc");
+  }
+
+  // Launch i reads and writes two of the buffers: launches four apart conflict, the others not.
+  CUresult launch(int i, unsigned shared = 0) {
+    CUdeviceptr a = buffers[2 * (i % 4)], b = buffers[2 * (i % 4) + 1];
+    void* params[] = {&a, &b};
+    return cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, shared, stream, params, nullptr);
+  }
+};
+
+std::uint64_t launches_seen() {
+  std::uint64_t seen = 0, run = 0;
+  fake_cuda_launches(&seen, &run);
+  return seen;
+}
+
+std::uint64_t launches_run() {
+  std::uint64_t seen = 0, run = 0;
+  fake_cuda_launches(&seen, &run);
+  return run;
+}
+
+// First index in [from, to) whose result is an error; `to` if none.
+int first_error(const std::vector<CUresult>& r, int from, int to) {
+  for (int i = from; i < to; ++i)
+    if (r[i] != CUDA_SUCCESS) return i;
+  return to;
+}
+
+int sticky() {
+  program p;
+  fake_cuda_fail_after_launches(200);
+  std::vector<CUresult> r(400);
+  for (int i = 0; i < 300; ++i) r[i] = p.launch(i);
+  // Any call acs sees: it reaches the driver, which reports the failure; from then on every
+  // launch must return it too, as it would without acs.
+  const CUresult query = cuStreamQuery(p.stream);
+  for (int i = 300; i < 400; ++i) r[i] = p.launch(i);
+  const CUresult sync = cuCtxSynchronize();
+
+  expect(first_error(r, 0, 200) == 200, "a launch before the failure returned an error");
+  const int first = first_error(r, 200, 400);
+  std::printf("first launch to return the error: %d (launches 200-399 fail without acs)\n", first);
+  expect(first <= 300, "no launch returned the error, even after a call reported it");
+  for (int i = first; i < 400; ++i) {
+    if (r[i] == CUDA_SUCCESS) {
+      expect(false, "a launch succeeded after one had returned the error");
+      break;
+    }
+    expect(r[i] == CUDA_ERROR_LAUNCH_FAILED, "a failing launch returned another error");
+  }
+  expect(query == CUDA_ERROR_LAUNCH_FAILED, "cuStreamQuery after the failure did not return it");
+  expect(sync == CUDA_ERROR_LAUNCH_FAILED, "cuCtxSynchronize did not return the failure");
+  expect(launches_seen() == 400, "not every launch reached the driver exactly once");
+  return failures == 0 ? 0 : 1;
+}
+
+int fault() {
+  program p;
+  for (int i = 0; i < 200; ++i) expect(p.launch(i) == CUDA_SUCCESS, "a launch before the fault failed");
+  expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize before the fault");
+  fake_cuda_fail_now();  // e.g. a kernel fault noticed now: acs's threads made no call since
+  expect(cuStreamQuery(p.stream) == CUDA_ERROR_LAUNCH_FAILED, "cuStreamQuery did not report the failure");
+  expect(p.launch(200) == CUDA_ERROR_LAUNCH_FAILED, "the launch after a reported failure succeeded");
+  expect(p.launch(201) == CUDA_ERROR_LAUNCH_FAILED, "the second launch after it succeeded");
+  expect(cuCtxSynchronize() == CUDA_ERROR_LAUNCH_FAILED, "cuCtxSynchronize did not return the failure");
+  expect(launches_seen() == 202, "not every launch reached the driver exactly once");
+  return failures == 0 ? 0 : 1;
+}
+
+int attribute() {
+  program p;
+  int succeeded = 0;
+  for (int i = 0; i < 100; ++i) succeeded += p.launch(i, 1024) == CUDA_SUCCESS;
+  expect(succeeded == 100, "a launch within the limit failed");
+  // Lowered below what the launches ask: each of them must fail, now, with its own error.
+  expect(cuFuncSetAttribute(p.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 512) == CUDA_SUCCESS,
+         "cuFuncSetAttribute");
+  int rejected = 0;
+  for (int i = 100; i < 200; ++i) {
+    const CUresult r = p.launch(i, 1024);
+    rejected += r == CUDA_ERROR_INVALID_VALUE;
+    succeeded += r == CUDA_SUCCESS;
+  }
+  std::printf("launches over the lowered limit that returned their error: %d of 100\n", rejected);
+  expect(rejected == 100, "a launch over the lowered limit did not return its error");
+  expect(cuFuncSetAttribute(p.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 48 * 1024) == CUDA_SUCCESS,
+         "cuFuncSetAttribute");
+  int after = 0;
+  for (int i = 200; i < 300; ++i) after += p.launch(i, 1024) == CUDA_SUCCESS;
+  succeeded += after;
+  expect(after == 100, "a launch within the raised limit failed");
+  expect(cuCtxSynchronize() == CUDA_SUCCESS, "cuCtxSynchronize");
+  expect(launches_seen() == 300, "not every launch reached the driver exactly once");
+  expect(launches_run() == static_cast<std::uint64_t>(succeeded), "a launch returned success but did not run");
+  return failures == 0 ? 0 : 1;
+}
+
+int side_effects() {
+  const char* preload = std::getenv("LD_PRELOAD");
+  const bool under_acs = preload != nullptr && std::strstr(preload, "libacs") != nullptr;
+  program p;  // its first call is cuInit
+  const std::string seen = fake_cuda_connections_at_init();
+  std::printf("CUDA_DEVICE_MAX_CONNECTIONS when cuInit ran: %s\n", seen.c_str());
+  expect(seen == (under_acs ? "16" : "unset"), "CUDA_DEVICE_MAX_CONNECTIONS was not as expected at cuInit");
+  for (int i = 0; i < 100; ++i) expect(p.launch(i) == CUDA_SUCCESS, "a launch failed");
+  expect(cuCtxSynchronize() == CUDA_SUCCESS, "cuCtxSynchronize");
+  return failures == 0 ? 0 : 1;
+}
+
+// In the child, right after fork(): its exit status says what held.
+[[noreturn]] void child(program& p, std::uint64_t launched, int stderr_file) {
+  dup2(stderr_file, STDERR_FILENO);  // whatever the child prints at exit goes there
+  int status = 0;
+  if (launches_seen() != launched) status |= 1;  // fork() came before everything was issued
+  if (p.launch(0) != CUDA_SUCCESS) status |= 2;
+  fake_call last{};
+  if (fake_cuda_call_at(fake_cuda_call_count() - 1, &last) == 0 || last.stream != p.stream)
+    status |= 4;  // not passed straight through, on the program's own stream
+  std::exit(status);
+}
+
+// Whether the child exited with status 0 within 5 s; it is killed otherwise.
+bool reaped(pid_t pid, int round) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      std::fprintf(stderr, "fake_driver_app: round %d: the child did not exit within 5 s\n", round);
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+  std::fprintf(stderr, "fake_driver_app: round %d: the child exited with %d (1: launches not issued before fork, "
+               "2: its launch failed, 4: its launch was not passed through)\n",
+               round, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return false;
+}
+
+int process_fork() {
+  program p;
+  constexpr int rounds = 15, burst = 100;
+  int exited = 0;
+  for (int round = 0; round < rounds; ++round) {
+    for (int i = 0; i < burst; ++i) expect(p.launch(i) == CUDA_SUCCESS, "a launch in the parent failed");
+    char path[] = "/tmp/acs_fork_child_XXXXXX";
+    const int file = mkstemp(path);
+    expect(file >= 0, "mkstemp");
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) child(p, static_cast<std::uint64_t>(burst) * (round + 1), file);
+    expect(pid > 0, "fork");
+    exited += reaped(pid, round);
+    std::string printed(4096, '\0');
+    printed.resize(static_cast<std::size_t>(std::max<ssize_t>(0, pread(file, printed.data(), printed.size(), 0))));
+    close(file);
+    unlink(path);
+    if (!printed.empty()) std::fprintf(stderr, "fake_driver_app: round %d: the child printed: %s\n", round, printed.c_str());
+    expect(printed.empty(), "the child printed something at exit");
+  }
+  std::printf("children that exited at once: %d of %d\n", exited, rounds);
+  expect(exited == rounds, "a child did not exit properly");
+  expect(cuCtxSynchronize() == CUDA_SUCCESS, "cuCtxSynchronize in the parent");
+  expect(launches_run() == static_cast<std::uint64_t>(rounds) * burst, "a launch of the parent did not run");
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "";
+  if (std::strcmp(mode, "deferred_error_sticky") == 0) return sticky();
+  if (std::strcmp(mode, "deferred_error_fault") == 0) return fault();
+  if (std::strcmp(mode, "deferred_error_attribute") == 0) return attribute();
+  if (std::strcmp(mode, "process_fork") == 0) return process_fork();
+  if (std::strcmp(mode, "side_effects_cuda") == 0) return side_effects();
+  std::fprintf(stderr, "usage: fake_driver_app deferred_error_sticky|deferred_error_fault|deferred_error_attribute|"
+               "process_fork\n");
+  return 2;
+}

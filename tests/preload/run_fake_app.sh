@@ -1,0 +1,22 @@
+#!/bin/sh
+# run_fake_app.sh PROGRAM LIBACS MODE [RUNS]: runs the fake-driver program (fake_driver_app.cpp)
+# in MODE natively, then RUNS times (default 1) under LD_PRELOAD=LIBACS with ACS_STATS=1. Every
+# run must exit 0 (the program checks its own results). Under acs, the acs-stats lines must show
+# launches issued by acs's threads (deferred > 0, over all runs: on a loaded machine a run may
+# find them asleep every time and make its launches itself): otherwise nothing was proved of them.
+program=$1 libacs=$2 mode=$3 runs=${4:-1}
+env -u LD_PRELOAD "$program" "$mode" || { echo "run_fake_app: $mode failed without acs" >&2; exit 1; }
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+run=1 total=0
+while [ "$run" -le "$runs" ]; do
+  LD_PRELOAD=$libacs ACS_STATS=1 "$program" "$mode" 2>"$log"
+  status=$?
+  [ "$status" -eq 0 ] || { cat "$log" >&2; echo "run_fake_app: $mode failed under acs (run $run, exit $status)" >&2; exit 1; }
+  deferred=$(sed -n 's/.*acs-stats:.* deferred=\([0-9]*\).*/\1/p' "$log")
+  [ -n "$deferred" ] || { cat "$log" >&2; echo "run_fake_app: $mode: no acs-stats line" >&2; exit 1; }
+  total=$((total + deferred))
+  run=$((run + 1))
+done
+[ "$total" -gt 0 ] || { echo "run_fake_app: $mode: acs's threads issued no launch in $runs run(s)" >&2; exit 1; }
+echo "run_fake_app: $mode passed natively and $runs time(s) under acs ($total launches issued by acs's threads)"
