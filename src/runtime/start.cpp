@@ -70,7 +70,7 @@ trace::options trace_options() {
       o.path.clear();
     }
   }
-  o.measure = c.stats;
+  o.measure = c.counting_stats();
   o.log = trace_log;
   return o;
 }

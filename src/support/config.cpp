@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <initializer_list>
 #include <mutex>
 #include <string_view>
@@ -171,6 +172,13 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.check = p.boolean("ACS_CHECK", false);
   c.step_aside = p.boolean("ACS_STEP_ASIDE", true);
   c.trace = p.text("ACS_TRACE");
+  c.stats_file = p.text("ACS_STATS_FILE");
+  if (!c.stats_file.empty() && c.stats_file.front() != '/') {
+    // Made absolute now: the program may change its directory before it exits.
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(c.stats_file, ec);
+    if (!ec) c.stats_file = absolute.string();
+  }
   c.launch_blocking = p.cuda_flag("CUDA_LAUNCH_BLOCKING");
   return c;
 }

@@ -23,6 +23,9 @@
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
 //                                                          boolean, default 1
 //   ACS_TRACE        path of a trace file                  string,  default none
+//   ACS_STATS_FILE   file the acs-stats: line is appended to at exit, one line per
+//                    process, with its pid (counting on even without ACS_STATS)
+//                                                          string,  default none
 //   CUDA_LAUNCH_BLOCKING  (CUDA's own) non-zero: acs passes everything through
 //
 // Booleans take 0/1, true/false, yes/no, on/off (any case). An empty value is
@@ -71,6 +74,9 @@ struct config {
   bool check = false;
   bool step_aside = true;
   std::string trace;  // empty: no trace
+  std::string stats_file;  // empty: none; else absolute
+  /// @brief Whether statistics are counted (printed, written, or both).
+  bool counting_stats() const noexcept { return stats || !stats_file.empty(); }
 
   /// @brief Whether acs passes every call straight through (ACS_DISABLE, CUDA_LAUNCH_BLOCKING).
   bool pass_through() const noexcept { return disable || launch_blocking; }

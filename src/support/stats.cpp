@@ -2,8 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "src/support/config.hpp"
 #include "src/support/process.hpp"
@@ -31,14 +36,35 @@ std::uint64_t total_passed(const summary& s) {
 // so the measured figures come from its final flush: no CUDA or CUPTI call here.
 // Nothing in a process that never used CUDA (rule 14), nor in a child forked after it did
 // (rule 13: the parent's threads may hold the locks that collecting takes).
+// ACS_STATS_FILE: the machine line, with the pid, appended in one write (processes that share
+// the file, a program's children, each add whole lines). False when it could not be written.
+bool append_line(const std::string& path, const std::string& line) noexcept {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const ssize_t written = ::write(fd, line.data(), line.size());
+  const int saved = errno;
+  ::close(fd);
+  errno = saved;
+  return written == static_cast<ssize_t>(line.size());
+}
+
 void print_at_exit() {
   if (!process::cuda_used() || process::forked_child()) return;
   try {
+    const config& c = settings();
     const summary s = collect();
     const std::optional<trace::measured> m = trace::measured_figures();
+    const std::string machine = format_machine(s) + trace::machine_fields(m ? &*m : nullptr);
+    bool to_stderr = c.stats;
+    if (!c.stats_file.empty() && !append_line(c.stats_file, fmt::format("{} pid={}\n", machine, ::getpid()))) {
+      std::fprintf(stderr, "[acs] [warn] ACS_STATS_FILE: cannot append to %s (%s); the statistics follow here\n",
+                   c.stats_file.c_str(), std::strerror(errno));
+      to_stderr = true;
+    }
+    if (!to_stderr) return;
     std::string text = format_human(s);
     if (m) text += trace::human_lines(*m);
-    text += format_machine(s) + trace::machine_fields(m ? &*m : nullptr) + "\n";
+    text += machine + "\n";
     std::fputs(text.c_str(), stderr);
     std::fflush(stderr);
   } catch (...) {
@@ -51,7 +77,7 @@ void print_at_exit() {
 // parsed quietly here; their warnings come on first use.
 __attribute__((constructor)) void enable_if_requested() {
   try {
-    if (parse_config([](const char* name) { return std::getenv(name); }).stats) enable_at_exit();
+    if (parse_config([](const char* name) { return std::getenv(name); }).counting_stats()) enable_at_exit();
   } catch (...) {
   }
 }

@@ -16,6 +16,10 @@ import unittest
 COMMAND = os.environ["ACS_TEST_COMMAND"]
 LIB = os.environ["ACS_TEST_LIB"]
 VERSION = os.environ["ACS_TEST_VERSION"]
+# A program that makes one CUDA call (cuInit, through the test suite's fake driver): acs prints
+# and writes statistics only in processes that used CUDA.
+FAKE_CUDA = os.environ["ACS_TEST_FAKE_CUDA"]
+CUDA_PROGRAM = [sys.executable, "-c", f"import ctypes; ctypes.CDLL({FAKE_CUDA!r}).cuInit(0)"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -209,26 +213,31 @@ class Stats(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             captured = os.path.join(d, "stderr.txt")
             with open(captured, "w") as f:
-                subprocess.run(["/bin/true"], stderr=f, env=clean_env(ACS_STATS="1", LD_PRELOAD=LIB), check=True)
+                subprocess.run(CUDA_PROGRAM, stderr=f, env=clean_env(ACS_STATS="1", LD_PRELOAD=LIB), check=True)
             r = acs("stats", captured)
             with open(captured) as f:
                 self.assertEqual(r.returncode, 0, r.stderr + f.read())
             self.assertNotIn("Other", r.stdout, "a field of src/stats.cpp's line that acs stats does not name")
 
     def test_stats_file_end_to_end(self):
-        """acs run --stats-file F, then acs stats F. Skips while libacs.so does not write
-        ACS_STATS_FILE (src/stats.cpp; issue 17): once it does, make the skip a failure."""
+        """acs run --stats-file F, then acs stats F: one line per process, appended."""
         with tempfile.TemporaryDirectory() as d:
             f = os.path.join(d, "stats.txt")
             for _ in range(2):
-                r = acs("run", "--lib", LIB, "--stats-file", f, "--", "/bin/true")
+                r = acs("run", "--lib", LIB, "--stats-file", f, "--", *CUDA_PROGRAM)
                 self.assertEqual(r.returncode, 0, r.stderr)
-            if not os.path.exists(f):
-                self.skipTest("libacs.so does not write ACS_STATS_FILE yet")
+            self.assertTrue(os.path.exists(f), "libacs.so wrote no ACS_STATS_FILE")
             self.assertNotIn("acs-stats:", r.stderr, "ACS_STATS_FILE alone prints nothing on stderr")
             r = acs("stats", f)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("== process 2 of 2 (pid ", r.stdout, "one line per process, appended")
+
+    def test_an_unwritable_stats_file_is_said_and_the_numbers_go_to_stderr(self):
+        r = subprocess.run(CUDA_PROGRAM, capture_output=True, text=True, timeout=120,
+                           env=clean_env(LD_PRELOAD=LIB, ACS_STATS_FILE="/nonexistent/folder/stats.txt"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("ACS_STATS_FILE: cannot append to /nonexistent/folder/stats.txt", r.stderr)
+        self.assertIn("acs-stats:", r.stderr)
 
     def test_no_stats_line(self):
         r = acs("stats", os.path.join(DATA, "cuobjdump", "README.md"))

@@ -249,5 +249,21 @@ TEST(config, settings_of_the_process_are_read_once) {
   EXPECT_EQ(&first, &second);
 }
 
+TEST(config, stats_file_counts_and_is_made_absolute) {
+  EXPECT_FALSE(parse({}, nullptr).counting_stats());
+  const config c = parse({{"ACS_STATS_FILE", "out/stats.txt"}}, nullptr);
+  EXPECT_TRUE(c.counting_stats());
+  EXPECT_FALSE(c.stats) << "the file alone prints nothing";
+  ASSERT_FALSE(c.stats_file.empty());
+  EXPECT_EQ(c.stats_file.front(), '/');
+  EXPECT_TRUE(c.stats_file.ends_with("/out/stats.txt")) << c.stats_file;
+  EXPECT_EQ(parse({{"ACS_STATS_FILE", "/tmp/s.txt"}}, nullptr).stats_file, "/tmp/s.txt");
+}
+
+TEST(config, step_aside_can_be_turned_off) {
+  EXPECT_TRUE(parse({}, nullptr).step_aside);
+  EXPECT_FALSE(parse({{"ACS_STEP_ASIDE", "0"}}, nullptr).step_aside);
+}
+
 }  // namespace
 }  // namespace acs
