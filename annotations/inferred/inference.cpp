@@ -73,6 +73,15 @@ void add_allocation(access_set& out, const byte_range& r, bool written) {
   if (written && std::find(out.writes.begin(), out.writes.end(), r) == out.writes.end()) out.writes.push_back(r);
 }
 
+// What the kernel's code says about memory its arguments do not show.
+inference_result code_verdict(const param_layout* layout, const inference_options& options) noexcept {
+  if (layout == nullptr || !layout->code_read) return options.code_required ? inference_result::no_code : inference_result::inferred;
+  if (layout->textures) return inference_result::textures;
+  if (layout->writes_anywhere) return inference_result::writes_anywhere;
+  if (layout->writes_globals) return inference_result::global_writes;
+  return inference_result::inferred;
+}
+
 inference_result as_result(words_status s) noexcept {
   switch (s) {
     case words_status::ok: return inference_result::inferred;
@@ -100,13 +109,17 @@ const char* to_string(inference_result r) noexcept {
     case inference_result::no_allocation: return "no argument points into a known allocation";
     case inference_result::indirect: return "a parameter reaches memory through device-side pointers";
     case inference_result::global_writes: return "the kernel writes __device__ variables";
+    case inference_result::writes_anywhere:
+      return "the kernel writes through addresses read from memory, or calls code acs cannot analyse";
+    case inference_result::textures: return "the kernel uses texture or surface objects";
+    case inference_result::no_code: return "the kernel's code cannot be read (no PTX)";
   }
   return "unknown";
 }
 
 inference_result infer(const param_layout* layout, void* const* params, void* const* extra,
                        const allocation_map& allocations, pointer_probe& probe, access_set& out,
-                       bool trust_const) {
+                       const inference_options& options) {
   out.reads.clear();
   out.writes.clear();
   bool unseen = false;
@@ -120,7 +133,7 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
       const param_kind kind = p != nullptr ? p->kind : param_kind::value;
       indirect |= kind == param_kind::indirect;
       const bool written =
-          !(trust_const && kind == param_kind::const_pointer) && (p == nullptr || p->may_write_at(w.offset));
+          !(options.trust_const && kind == param_kind::const_pointer) && (p == nullptr || p->may_write_at(w.offset));
       if (const auto r = map.find(w.value)) {
         add_allocation(out, *r, written);
         return;
@@ -134,8 +147,7 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
   }
   inference_result result = as_result(status);
   if (result == inference_result::inferred && indirect) result = inference_result::indirect;
-  if (result == inference_result::inferred && layout != nullptr && layout->writes_globals)
-    result = inference_result::global_writes;
+  if (result == inference_result::inferred) result = code_verdict(layout, options);
   if (result == inference_result::inferred && unseen) result = inference_result::unknown_pointer;
   // Nothing written that acs can see (no argument in a known allocation, or only
   // pointer-to-const ones): what the kernel changes is invisible.
@@ -143,6 +155,8 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
   if (result != inference_result::inferred) {
     out.reads.clear();
     out.writes.assign(1, whole_address_space);
+  } else if (layout != nullptr && layout->reads_anywhere) {
+    out.reads.assign(1, whole_address_space);  // it reads what any kernel writes; its writes stand
   }
   return result;
 }

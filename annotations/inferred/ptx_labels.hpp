@@ -17,6 +17,9 @@ enum kind : std::uint32_t {
   own_memory = 4,     // the address of a .shared/.local variable: this kernel's own memory
   loaded = 5,         // a value read from memory: may be any pointer
   constant = 6,       // the address of a .const variable or a function: never written
+  // A value read from memory in elements of at most 4 bytes, and not combined with another such
+  // value into 64 bits: an index or an offset, never a whole pointer (no allocation lies below 4 GiB).
+  loaded_index = 7,
 };
 constexpr std::uint32_t max_payload = (1u << kind_shift) - 1;
 constexpr std::uint32_t word_bits = 14;  // param index and word index: 14 bits each
@@ -27,10 +30,12 @@ constexpr std::uint32_t make_word(std::uint32_t p, std::uint32_t w) noexcept {
   return make(word, (p << word_bits) | w);
 }
 constexpr kind kind_of(std::uint32_t l) noexcept { return static_cast<kind>(l >> kind_shift); }
+constexpr bool read_from_memory(std::uint32_t l) noexcept { return kind_of(l) == loaded || kind_of(l) == loaded_index; }
 constexpr std::uint32_t payload(std::uint32_t l) noexcept { return l & max_payload; }
 constexpr std::uint32_t word_param(std::uint32_t l) noexcept { return payload(l) >> word_bits; }
 constexpr std::uint32_t word_index(std::uint32_t l) noexcept { return payload(l) & ((1u << word_bits) - 1); }
 constexpr std::uint32_t loaded_label = make(loaded, 0);
+constexpr std::uint32_t loaded_index_label = make(loaded_index, 0);
 constexpr std::uint32_t own_label = make(own_memory, 0);
 constexpr std::uint32_t constant_label = make(constant, 0);
 }  // namespace lbl

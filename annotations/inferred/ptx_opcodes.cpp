@@ -22,19 +22,32 @@ bool has_modifier(std::string_view op, std::string_view m) {
   return found;
 }
 
-space first_space(std::string_view op) {
+namespace {
+
+// The n-th (0-based) state space named by an opcode's modifiers.
+space nth_space(std::string_view op, int n) {
   space s = space::none;
   for_each_modifier(op, [&](std::string_view c) {
     if (s != space::none) return;
     const std::string_view head = c.substr(0, c.find(':'));
-    if (head == "global") s = space::global;
-    else if (head == "shared") s = space::shared;
-    else if (head == "local") s = space::local;
-    else if (head == "param") s = space::param;
-    else if (head == "const") s = space::constant;
+    space named = space::none;
+    if (head == "global") named = space::global;
+    else if (head == "shared") named = space::shared;
+    else if (head == "local") named = space::local;
+    else if (head == "param") named = space::param;
+    else if (head == "const") named = space::constant;
+    if (named != space::none && n-- == 0) s = named;
   });
   return s;
 }
+
+std::string_view base_of(std::string_view op) { return op.substr(0, op.find('.')); }
+
+}  // namespace
+
+space first_space(std::string_view op) { return nth_space(op, 0); }
+
+space second_space(std::string_view op) { return nth_space(op, 1); }
 
 std::uint32_t access_bytes(std::string_view op) {
   std::uint32_t vec = 1;
@@ -46,6 +59,24 @@ std::uint32_t access_bytes(std::string_view op) {
     else if (std::uint32_t b = type_bytes(c)) elem = b;
   });
   return vec * elem;
+}
+
+std::uint32_t element_bytes(std::string_view op) {
+  std::uint32_t elem = 0;
+  for_each_modifier(op, [&](std::string_view c) {
+    if (std::uint32_t b = type_bytes(c)) elem = b;
+  });
+  return elem;
+}
+
+bool may_be_wide(std::string_view op) {
+  bool typed = false, wide = false;
+  for_each_modifier(op, [&](std::string_view c) {
+    const std::uint32_t b = type_bytes(c);
+    typed = typed || b != 0;
+    wide = wide || b >= 8 || c == "wide";
+  });
+  return wide || !typed;
 }
 
 op_class classify(std::string_view op) {
@@ -76,7 +107,7 @@ op_class classify(std::string_view op) {
     m.emplace("call", op_class::call);
     return m;
   }();
-  const std::string_view base = op.substr(0, op.find('.'));
+  const std::string_view base = base_of(op);
   if (base == "bar" || base == "barrier") return has_modifier(op, "red") ? op_class::data : op_class::control;
   if (base == "wgmma") return has_modifier(op, "mma_async") ? op_class::data : op_class::control;
   if (base == "wmma") {
@@ -87,6 +118,16 @@ op_class classify(std::string_view op) {
   if (base == "multimem") return has_modifier(op, "ld_reduce") ? op_class::load : op_class::store;
   auto it = classes.find(base);
   return it == classes.end() ? op_class::unknown : it->second;
+}
+
+bool texture_access(std::string_view op) {
+  const std::string_view base = base_of(op);
+  return base == "tex" || base == "tld4" || base == "suld" || base == "sust" || base == "sured";
+}
+
+bool reads_no_data(std::string_view op) {
+  const std::string_view base = base_of(op);
+  return base == "prefetch" || base == "prefetchu" || base == "txq" || base == "suq";
 }
 
 }  // namespace acs::inference::ptx

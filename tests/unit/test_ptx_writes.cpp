@@ -34,6 +34,9 @@ const std::string& fixture(const std::string& name) {
 const std::string& kernels_ptx() { return fixture("kernels.ptx"); }
 const std::string& tma_ptx() { return fixture("tma.ptx"); }
 const std::string& hand_ptx() { return fixture("hand.ptx"); }
+// tables.cu (pointer tables, gathers) and textures.cu (textures and surfaces).
+const std::string& tables_ptx() { return fixture("tables.ptx"); }
+const std::string& textures_ptx() { return fixture("textures.ptx"); }
 
 const std::vector<kernel_writes>& kernels() {
   static const std::vector<kernel_writes> all = analyse_ptx(kernels_ptx());
@@ -194,6 +197,7 @@ TEST(ptx_writes, texture_read_surface_written) {
   ASSERT_TRUE(k);
   EXPECT_EQ(k->written_words, (words{{1, 0}, {2, 0}}));
   EXPECT_FALSE(k->writes_indirect);
+  EXPECT_TRUE(k->uses_textures);  // the memory behind both objects is no argument's
 }
 
 TEST(ptx_writes, async_copy_source_is_only_read) {
@@ -309,7 +313,8 @@ TEST(ptx_writes, pointer_copied_into_shared_memory_by_cp_async_is_unknown) {
 
 // A module with one kernel: `body` between the braces, parameters as declared.
 std::string module(std::string_view params, std::string_view body) {
-  std::string m = ".version 8.0\n.target sm_90\n.address_size 64\n.global .align 4 .b8 g[16];\n";
+  std::string m = ".version 8.0\n.target sm_90\n.address_size 64\n.global .align 4 .b8 g[16];\n"
+                  ".shared .align 8 .b8 sh[16];\n";
   m += ".visible .entry k(" + std::string(params) + ")\n{\n" + std::string(body) + "\n}\n";
   return m;
 }
@@ -410,6 +415,214 @@ TEST(ptx_writes, may_write_by_byte) {
   EXPECT_TRUE(k->may_write(1, 0));    // no such parameter
   kernel_writes none;
   EXPECT_TRUE(none.may_write(0, 0));
+}
+
+// ---- Reads and writes through pointers loaded from memory (docs/design.md rule 9) [pointer_table].
+
+const std::vector<kernel_writes>& tables() {
+  static const std::vector<kernel_writes> all = analyse_ptx(tables_ptx());
+  return all;
+}
+
+TEST(ptx_pointer_table, every_entry_of_the_tables_module_is_analysed) {
+  std::vector<std::string> got;
+  for (const auto& k : tables()) got.push_back(k.name);
+  EXPECT_EQ(got, (names{"read_via_table", "write_via_table", "batched_axpy", "gather", "read_via_device_pointer",
+                        "async_copy_via_table", "constant_lookup", "plain_copy", "read_via_split_pointer",
+                        "read_via_packed_pointer", "read_via_shared_halves", "gather64", "csr_spmv"}));
+}
+
+TEST(ptx_pointer_table, a_read_through_a_pointer_loaded_from_a_struct_reads_anything) {
+  // dst[i] = p->in[i]: the buffer read is named by no argument.
+  auto k = find(tables(), "read_via_table");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->reads_indirect);
+  EXPECT_FALSE(k->writes_indirect);
+  EXPECT_EQ(k->written_words, (words{{1, 0}}));  // dst only
+}
+
+TEST(ptx_pointer_table, a_write_through_a_pointer_loaded_from_a_table_writes_anything) {
+  auto k = find(tables(), "write_via_table");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->writes_indirect);
+  EXPECT_TRUE(k->writes_globals);
+}
+
+TEST(ptx_pointer_table, device_side_pointer_arrays_are_read_and_written_anywhere) {
+  // As a batched GEMM takes its matrices: xs[b], ys[b].
+  auto k = find(tables(), "batched_axpy");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->reads_indirect);
+  EXPECT_TRUE(k->writes_indirect);
+}
+
+TEST(ptx_pointer_table, a_read_through_a_device_pointer_variable_reads_anything) {
+  auto k = find(tables(), "read_via_device_pointer");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->reads_indirect);
+  EXPECT_FALSE(k->writes_indirect);
+}
+
+TEST(ptx_pointer_table, an_async_copy_from_a_loaded_pointer_reads_anything) {
+  auto k = find(tables(), "async_copy_via_table");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->reads_indirect);
+}
+
+TEST(ptx_pointer_table, a_pointer_put_together_from_narrow_pieces_is_a_loaded_pointer) {
+  // Two 32-bit halves joined in registers, eight bytes of a packed struct, halves joined in shared memory.
+  for (const char* name : {"read_via_split_pointer", "read_via_packed_pointer", "read_via_shared_halves"}) {
+    auto k = find(tables(), name);
+    ASSERT_TRUE(k) << name;
+    EXPECT_TRUE(k->reads_indirect) << name;
+  }
+}
+
+TEST(ptx_pointer_table, gathers_through_32_bit_indices_stay_in_the_named_allocation) {
+  // in[idx[i]], vals[j] * x[cols[j]]: an index read from memory, added to a parameter's pointer,
+  // moves within that pointer's allocation (pointer arithmetic stays within its object).
+  for (const char* name : {"gather", "csr_spmv"}) {
+    auto k = find(tables(), name);
+    ASSERT_TRUE(k) << name;
+    EXPECT_FALSE(k->reads_indirect) << name;
+    EXPECT_FALSE(k->writes_indirect) << name;
+  }
+  // A 64-bit value read from memory may be a whole pointer: in[idx[i]] with long long indices.
+  auto wide = find(tables(), "gather64");
+  ASSERT_TRUE(wide);
+  EXPECT_TRUE(wide->reads_indirect);
+}
+
+TEST(ptx_pointer_table, constant_memory_indexed_by_loaded_values_reads_nothing_kernels_write) {
+  auto k = find(tables(), "constant_lookup");
+  ASSERT_TRUE(k);
+  EXPECT_FALSE(k->reads_indirect);
+}
+
+TEST(ptx_pointer_table, kernels_that_read_through_their_arguments_read_nothing_else) {
+  auto plain = find(tables(), "plain_copy");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->reads_indirect);
+  // Of the kernels module, only the one calling a function acs does not analyse.
+  for (const auto& k : kernels()) EXPECT_EQ(k.reads_indirect, k.name == "calls") << k.name;
+}
+
+TEST(ptx_pointer_table, writes_through_indices_read_from_memory_stay_unattributed) {
+  // The write side keeps its rule: out[idx[i]] may land anywhere, 32-bit indices too.
+  const auto all = analyse_ptx(module(".param .u64 k_param_0, .param .u64 k_param_1", R"(
+  .reg .f32 %f<2>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [k_param_0];
+  ld.param.u64 %rd2, [k_param_1];
+  ld.global.u32 %r1, [%rd2];
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.f32 [%rd4], %f1;)"));
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_TRUE(all[0].writes_indirect);
+  EXPECT_FALSE(all[0].reads_indirect);
+}
+
+TEST(ptx_pointer_table, two_indices_joined_into_64_bits_or_shifted_high_are_a_pointer) {
+  // Two 32-bit values read from memory (%rd3, %rd4), joined into %rd5, read at an offset given as
+  // an argument (%rd7): the offset's word names the address, so only the joining can make it a
+  // pointer read from memory.
+  const std::string prologue = R"(
+  .reg .f32 %f<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [k_param_0];
+  ld.param.u64 %rd2, [k_param_1];
+  ld.param.u32 %r3, [k_param_2];
+  cvt.u64.u32 %rd7, %r3;
+  ld.global.u32 %r1, [%rd2];
+  ld.global.u32 %r2, [%rd2+4];
+  cvt.u64.u32 %rd3, %r1;
+  cvt.u64.u32 %rd4, %r2;
+)";
+  auto reads_anything = [&](const std::string& join) {
+    const auto all = analyse_ptx(module(".param .u64 k_param_0, .param .u64 k_param_1, .param .u32 k_param_2",
+                                        prologue + join +
+                                            "\n  add.s64 %rd9, %rd5, %rd7;\n  ld.global.f32 %f1, [%rd9];"
+                                            "\n  st.global.f32 [%rd1], %f1;"));
+    EXPECT_EQ(all.size(), 1u) << join;
+    return !all.empty() && all[0].reads_indirect;
+  };
+  EXPECT_TRUE(reads_anything("  mov.b64 %rd5, {%r1, %r2};"));
+  EXPECT_TRUE(reads_anything("  shl.b64 %rd6, %rd4, 32;\n  or.b64 %rd5, %rd6, %rd3;"));
+  EXPECT_TRUE(reads_anything("  shl.b64 %rd5, %rd4, 32;"));
+  EXPECT_TRUE(reads_anything("  add.s64 %rd5, %rd3, %rd4;"));
+  EXPECT_TRUE(reads_anything("  st.shared.u32 [sh], %r1;\n  st.shared.u32 [sh+4], %r2;\n  ld.shared.u64 %rd5, [sh];"));
+  // One index, scaled and added to a parameter's pointer: an element of it.
+  EXPECT_FALSE(reads_anything("  shl.b64 %rd6, %rd3, 2;\n  add.s64 %rd5, %rd1, %rd6;"));
+  // 32-bit arithmetic on two indices is still an index.
+  EXPECT_FALSE(reads_anything("  xor.b32 %r1, %r1, %r2;\n  mul.wide.u32 %rd6, %r1, 4;\n  add.s64 %rd5, %rd1, %rd6;"));
+  // So are 32-bit values stored to shared memory and read back one by one.
+  EXPECT_FALSE(reads_anything("  st.shared.u32 [sh], %r1;\n  ld.shared.u32 %r1, [sh];\n  mul.wide.u32 %rd6, %r1, 4;"
+                              "\n  add.s64 %rd5, %rd1, %rd6;"));
+}
+
+TEST(ptx_pointer_table, an_index_read_from_memory_alone_names_no_memory) {
+  const auto all = analyse_ptx(module(two_pointers, R"(
+  .reg .f32 %f<2>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [k_param_0];
+  ld.param.u64 %rd2, [k_param_1];
+  ld.global.u32 %r1, [%rd2];
+  cvt.u64.u32 %rd3, %r1;
+  ld.global.f32 %f1, [%rd3];
+  st.global.f32 [%rd1], %f1;)"));
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_TRUE(all[0].reads_indirect);
+}
+
+TEST(ptx_pointer_table, instructions_and_calls_not_analysed_may_read_anything) {
+  const auto all = analyse_ptx(module(two_pointers, std::string(copy_body) + "\n  frobnicate.b64 %rd1, %rd2;"));
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_TRUE(all[0].reads_indirect);
+  auto k = find(kernels(), "calls");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->reads_indirect);
+}
+
+// ---- Texture and surface instructions (docs/design.md rule 9) [texture_object].
+
+const std::vector<kernel_writes>& textures() {
+  static const std::vector<kernel_writes> all = analyse_ptx(textures_ptx());
+  return all;
+}
+
+TEST(ptx_texture_object, fetches_gathers_and_surface_accesses_use_textures) {
+  const names expected{"tex_linear", "tex_array", "tex_gather", "surf_writer", "surf_reader"};
+  names got;
+  for (const auto& k : textures()) {
+    got.push_back(k.name);
+    EXPECT_TRUE(k.uses_textures) << k.name;
+  }
+  EXPECT_EQ(got, expected);
+}
+
+TEST(ptx_texture_object, the_surface_writer_writes_only_through_the_handle_that_no_allocation_holds) {
+  // Why the flag is needed: the write's address is the surface object, a parameter word that
+  // points into no allocation, so argument inference alone would see nothing written.
+  auto k = find(textures(), "surf_writer");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->written_words, (words{{0, 0}}));
+  EXPECT_FALSE(k->writes_indirect);
+}
+
+TEST(ptx_texture_object, kernels_without_texture_instructions_and_queries_alone_do_not) {
+  for (const auto& k : kernels()) EXPECT_EQ(k.uses_textures, k.name == "textures") << k.name;
+  for (const auto& k : tables()) EXPECT_FALSE(k.uses_textures) << k.name;
+  // txq and suq read an object's attributes, not memory.
+  const auto query = analyse_ptx(module(two_pointers, std::string(copy_body) +
+                                                          "\n  .reg .b32 %q<3>;\n  txq.width.b32 %q1, [%rd2];"
+                                                          "\n  suq.width.b32 %q2, [%rd2];"));
+  ASSERT_EQ(query.size(), 1u);
+  EXPECT_FALSE(query[0].uses_textures);
+  EXPECT_FALSE(query[0].reads_indirect);
 }
 
 }  // namespace
