@@ -202,7 +202,7 @@ R handle(R (*real)(A...), A... a) noexcept {
       capture_ended(stream);
     }
     return result;
-  } else if constexpr (kind == hook_kind::alloc || kind == hook_kind::alloc_pitch ||
+  } else if constexpr (kind == hook_kind::alloc || kind == hook_kind::alloc_host || kind == hook_kind::alloc_pitch ||
                        kind == hook_kind::alloc_unsized) {
     using out_t = std::tuple_element_t<0, std::tuple<A...>>;
     static_assert(is_address_out_v<out_t>, "an allocation returns its address through argument 0");
@@ -211,10 +211,11 @@ R handle(R (*real)(A...), A... a) noexcept {
     const out_t out = arg<0>(a...);
     if (result == success<R>() && out != nullptr && *out != std::remove_reference_t<decltype(*out)>{}) {
       const CUdeviceptr base = address(*out);
-      if constexpr (kind == hook_kind::alloc) {
+      if constexpr (kind == hook_kind::alloc || kind == hook_kind::alloc_host) {
         constexpr std::size_t size_at = size_index<A...>();
         static_assert(size_at < sizeof...(A), "an allocation takes its size as an integer");
-        memory_allocated(base, static_cast<std::size_t>(arg<size_at>(a...)));
+        memory_allocated(base, static_cast<std::size_t>(arg<size_at>(a...)),
+                         kind == hook_kind::alloc_host ? memory_kind::host : memory_kind::device);
       } else if constexpr (kind == hook_kind::alloc_pitch) {
         // (address*, size_t* pitch, size_t width, size_t height, ...): cuMemAllocPitch, cudaMallocPitch
         static_assert(std::is_same_v<std::tuple_element_t<1, std::tuple<A...>>, std::size_t*> &&
@@ -227,16 +228,32 @@ R handle(R (*real)(A...), A... a) noexcept {
     }
     if constexpr (streams == 1) stream_barrier(stream_of(), zero);
     return result;
-  } else if constexpr (kind == hook_kind::alloc_at) {
+  } else if constexpr (kind == hook_kind::alloc_at || kind == hook_kind::alloc_host_at) {
     using at_t = std::tuple_element_t<0, std::tuple<A...>>;
     static_assert(is_address_v<at_t>, "argument 0 is the address");
     constexpr std::size_t size_at = size_index<A...>();
     static_assert(size_at < sizeof...(A));
     const R result = real(a...);
     if (result == success<R>()) {
-      memory_allocated(address(arg<0>(a...)), static_cast<std::size_t>(arg<size_at>(a...)));
+      memory_allocated(address(arg<0>(a...)), static_cast<std::size_t>(arg<size_at>(a...)),
+                       kind == hook_kind::alloc_host_at ? memory_kind::host : memory_kind::device);
     }
     return result;
+  } else if constexpr (kind == hook_kind::reserve) {
+    // cuMemAddressReserve(CUdeviceptr* ptr, size_t size, ...): what is mapped into it is one allocation.
+    static_assert(std::is_same_v<std::tuple_element_t<0, std::tuple<A...>>, CUdeviceptr*>);
+    constexpr std::size_t size_at = size_index<A...>();
+    static_assert(size_at < sizeof...(A));
+    const R result = real(a...);
+    CUdeviceptr* const out = arg<0>(a...);
+    if (result == success<R>() && out != nullptr && *out != 0)
+      memory_reserved(*out, static_cast<std::size_t>(arg<size_at>(a...)));
+    return result;
+  } else if constexpr (kind == hook_kind::unreserve) {
+    static_assert(std::is_same_v<std::tuple_element_t<0, std::tuple<A...>>, CUdeviceptr>);
+    // Before the call: once released, the range may be reserved (and reported) again.
+    if (arg<0>(a...) != 0) reservation_freed(arg<0>(a...));
+    return real(a...);
   } else if constexpr (kind == hook_kind::free) {
     using at_t = std::tuple_element_t<0, std::tuple<A...>>;
     static_assert(is_address_v<at_t>, "argument 0 is the address");

@@ -124,6 +124,7 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
   out.writes.clear();
   bool unseen = false;
   bool indirect = false;
+  bool host = false;  // an argument in pinned host memory
   words_status status;
   {
     const allocation_map::reader map(allocations);
@@ -134,14 +135,15 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
       indirect |= kind == param_kind::indirect;
       const bool written =
           !(options.trust_const && kind == param_kind::const_pointer) && (p == nullptr || p->may_write_at(w.offset));
-      if (const auto r = map.find(w.value)) {
-        add_allocation(out, *r, written);
-        return;
-      }
+      auto add = [&](const allocation& a) {
+        add_allocation(out, a.range, written);
+        host = host || a.kind == memory_kind::host;
+      };
+      if (const auto a = map.find_allocation(w.value)) return add(*a);
       if (unseen || !plausible_address(w.value)) return;
       const auto n = map.near(w.value, near_slack);
-      if (n.below) add_allocation(out, *n.below, written);
-      if (n.above) add_allocation(out, *n.above, written);
+      if (n.below) add(*n.below);
+      if (n.above) add(*n.above);
       unseen = probe.is_device_pointer(w.value);
     });
   }
@@ -155,10 +157,22 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
   if (result != inference_result::inferred) {
     out.reads.clear();
     out.writes.assign(1, whole_address_space);
-  } else if (layout != nullptr && layout->reads_anywhere) {
-    out.reads.assign(1, whole_address_space);  // it reads what any kernel writes; its writes stand
+    return result;
   }
+  if (layout != nullptr && layout->reads_anywhere) out.reads.assign(1, whole_address_space);  // its writes stand
+  if (host && options.order_host_mapped) out.writes.push_back(host_order_token);
   return result;
+}
+
+void order_host_memory(const allocation_map& allocations, access_set& access) {
+  if (!allocations.holds_host_memory()) return;
+  for (const byte_range& w : access.writes)
+    if (w == whole_address_space || w == host_order_token) return;
+  const allocation_map::reader map(allocations);
+  auto touches = [&](const std::vector<byte_range>& ranges) {
+    return std::any_of(ranges.begin(), ranges.end(), [&](const byte_range& r) { return map.touches_host(r); });
+  };
+  if (touches(access.writes) || touches(access.reads)) access.writes.push_back(host_order_token);
 }
 
 words_status pointer_arguments(const param_layout* layout, void* const* params, void* const* extra,
@@ -172,7 +186,9 @@ words_status pointer_arguments(const param_layout* layout, void* const* params, 
     }
     if (!plausible_address(w.value)) return;
     const auto n = map.near(w.value, near_slack);
-    pointer_argument a{w, n.below ? n.below : n.above, false, probe.is_device_pointer(w.value)};
+    const std::optional<allocation>& nearest = n.below ? n.below : n.above;
+    pointer_argument a{w, nearest ? std::optional<byte_range>(nearest->range) : std::nullopt, false,
+                       probe.is_device_pointer(w.value)};
     if (a.allocation || a.unseen) out.push_back(a);
   });
 }

@@ -23,6 +23,12 @@
 // A kernel whose PTX reads through an address read from memory reads everything:
 // its reads are the whole address space, its writes stay those inferred.
 //
+// Pinned host memory. Under options.order_host_mapped, a kernel whose footprint
+// touches pinned host memory also writes host_order_token: all such kernels of a
+// stream then keep their order among themselves (write after write), because the
+// host may poll that memory and see the order in which their writes land
+// (docs/design.md rule 11). Managed memory does not count.
+//
 // Pointer-looking. A word outside every known allocation is a pointer when
 //  * it is a plausible user-space address: in [64 KiB, 2^57). Linux never maps
 //    the first 64 KiB (vm.mmap_min_addr), and no user-space address reaches
@@ -99,9 +105,18 @@ enum class inference_result : std::uint8_t {
 
 /// @brief How inference treats what the arguments alone cannot tell (the runtime's settings).
 struct inference_options {
-  bool trust_const = false;    // ACS_INFER=const: pointer-to-const parameters are only read
-  bool code_required = false;  // ACS_NO_PTX=everything: a kernel whose code was not read is unknown
+  bool trust_const = false;        // ACS_INFER=const: pointer-to-const parameters are only read
+  bool code_required = false;      // ACS_NO_PTX=everything: a kernel whose code was not read is unknown
+  bool order_host_mapped = false;  // ACS_HOST_MAPPED=ordered: kernels on pinned host memory keep order
 };
+
+// The range every kernel on pinned host memory writes (above): inside the first 64 KiB, where no
+// allocation lies, so it conflicts with nothing but itself and unknown footprints.
+inline constexpr byte_range host_order_token{0x100, 0x100};
+
+/// @brief Adds host_order_token to the writes of a footprint (a declared one) that touches pinned
+/// host memory. Nothing when the map holds none, or the footprint writes everything already.
+void order_host_memory(const allocation_map& allocations, access_set& access);
 
 const char* to_string(inference_result r) noexcept;
 

@@ -335,13 +335,33 @@ void context_destroyed(CUcontext context) noexcept {
   }
 }
 
-void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept {
+void memory_allocated(CUdeviceptr base, std::size_t bytes, memory_kind kind) noexcept {
   runtime_started();
   if (!active()) return;
   try {
-    device_allocations().insert(base, bytes);
+    device_allocations().insert(base, bytes, kind);
   } catch (...) {
     internal_failure("memory_allocated");
+  }
+}
+
+void memory_reserved(CUdeviceptr base, std::size_t bytes) noexcept {
+  runtime_started();
+  if (!active()) return;
+  try {
+    device_allocations().reserve(base, bytes);
+  } catch (...) {
+    internal_failure("memory_reserved");
+  }
+}
+
+void reservation_freed(CUdeviceptr base) noexcept {
+  runtime_started();
+  if (!active()) return;
+  try {
+    device_allocations().unreserve(base);
+  } catch (...) {
+    internal_failure("reservation_freed");
   }
 }
 

@@ -1,5 +1,6 @@
 #include "src/runtime/footprint.hpp"
 
+#include "annotations/inferred/allocation_map.hpp"
 #include "src/support/config.hpp"
 #include "src/runtime/driver_inference.hpp"
 #include "src/support/log.hpp"
@@ -13,6 +14,7 @@ const inference::inference_options& inference_settings() noexcept {
   static const inference::inference_options options{
       .trust_const = settings().infer == infer_mode::trust_const,
       .code_required = settings().no_ptx == no_ptx_mode::everything,
+      .order_host_mapped = settings().host_mapped == host_mapped_mode::ordered,
   };
   return options;
 }
@@ -22,7 +24,11 @@ const inference::inference_options& inference_settings() noexcept {
 void launch_passed_through() noexcept { declared::discard_pending(); }
 
 void plan_launch(const launch_request& request, declared::launch_footprint& out) {
-  if (declared::take(request.function, request.params, out, request.extra)) return;
+  if (declared::take(request.function, request.params, out, request.extra)) {
+    // Declared or not, kernels on pinned host memory keep their order (docs/design.md rule 11).
+    if (inference_settings().order_host_mapped) inference::order_host_memory(device_allocations(), out.access);
+    return;
+  }
   access_set& access = out.access;
   if (settings().infer == infer_mode::off) {
     access.reads.clear();

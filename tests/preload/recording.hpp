@@ -19,6 +19,8 @@ enum class recorded : int {
   code_loaded,          // address: the module or library handle, bytes: the image, detail: library
   unloaded,             // address: the handle
   work_issued,          // device_work_issued: queued launches issued before a device-wide call
+  reserved,             // memory_reserved: address, bytes
+  unreserved,           // reservation_freed: address
 };
 
 struct recorded_event {
@@ -28,9 +30,9 @@ struct recorded_event {
   int per_thread;          // default_stream::per_thread
   void* function;          // launch_request::function
   void** params;           // launch_request::params
-  std::uint64_t address;   // allocated / freed
-  std::uint64_t bytes;     // allocated
-  int detail;              // pass_reason, capture mode
+  std::uint64_t address;   // allocated / freed / reserved / unreserved
+  std::uint64_t bytes;     // allocated / reserved
+  int detail;              // pass_reason, capture mode, memory_kind (allocated)
   int nesting;             // hook depth seen inside the call (1: the outermost hook)
   int bracketed;           // barrier, launched_directly, synchronized: the matching
                            // stream_work_begins / stream_sync_begins came first, same stream

@@ -4,6 +4,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -272,6 +273,115 @@ TEST_F(inference_texture_object, a_kernel_using_textures_or_surfaces_is_everythi
   void* params[] = {&tex, &y};
   EXPECT_EQ(run(&layout, params), inference_result::textures);
   EXPECT_TRUE(is_everything(out));
+}
+
+// ---- Kernels on pinned host memory keep their order (docs/design.md rule 11) [host_mapped].
+
+class inference_host_mapped : public inference_test {
+ protected:
+  static constexpr address host_a = 0x7f80'0000'0000, host_b = 0x7f80'0010'0000;
+  inference_host_mapped() {
+    map.insert(host_a, 4096, memory_kind::host);
+    map.insert(host_b, 4096, memory_kind::host);
+  }
+  static bool writes_token(const access_set& s) {
+    return std::find(s.writes.begin(), s.writes.end(), host_order_token) != s.writes.end();
+  }
+};
+
+TEST_F(inference_host_mapped, a_kernel_on_pinned_host_memory_writes_the_host_order_token) {
+  address results = host_a, in = alloc_a;
+  int n = 8;
+  void* params[] = {&results, &in, &n};
+  ASSERT_EQ(infer(&two_pointers_and_int, params, nullptr, map, probe, out, {.order_host_mapped = true}),
+            inference_result::inferred);
+  EXPECT_TRUE(writes_token(out));
+  const access_set results_kernel = out;
+  // A flag kernel on other host memory: they conflict through the token alone.
+  address flag = host_b, in2 = alloc_b;
+  void* params2[] = {&flag, &in2, &n};
+  ASSERT_EQ(infer(&two_pointers_and_int, params2, nullptr, map, probe, out, {.order_host_mapped = true}),
+            inference_result::inferred);
+  EXPECT_TRUE(writes_token(out));
+  EXPECT_TRUE(conflicts(results_kernel, out));
+  // With ACS_HOST_MAPPED=free, nothing ties them.
+  access_set free_results, free_flag;
+  ASSERT_EQ(infer(&two_pointers_and_int, params, nullptr, map, probe, free_results, {}), inference_result::inferred);
+  ASSERT_EQ(infer(&two_pointers_and_int, params2, nullptr, map, probe, free_flag, {}), inference_result::inferred);
+  EXPECT_FALSE(writes_token(free_results));
+  EXPECT_FALSE(conflicts(free_results, free_flag));
+}
+
+TEST_F(inference_host_mapped, kernels_on_device_memory_do_not_write_it_and_stay_free_of_host_kernels) {
+  address x = alloc_a, y = alloc_b;
+  int n = 8;
+  void* params[] = {&x, &y, &n};
+  ASSERT_EQ(infer(&two_pointers_and_int, params, nullptr, map, probe, out, {.order_host_mapped = true}),
+            inference_result::inferred);
+  EXPECT_FALSE(writes_token(out));
+  access_set host_kernel;
+  address h = host_a, z = alloc_a + 64;  // host memory and alloc_a
+  void* params2[] = {&h, &z, &n};
+  ASSERT_EQ(infer(&two_pointers_and_int, params2, nullptr, map, probe, host_kernel, {.order_host_mapped = true}),
+            inference_result::inferred);
+  access_set device_only;
+  address u = alloc_b + 8;
+  void* params3[] = {&u, &u, &n};
+  ASSERT_EQ(infer(&two_pointers_and_int, params3, nullptr, map, probe, device_only, {.order_host_mapped = true}),
+            inference_result::inferred);
+  EXPECT_FALSE(conflicts(host_kernel, device_only));
+}
+
+TEST_F(inference_host_mapped, a_pointer_just_past_host_memory_counts_as_touching_it) {
+  address end = host_a + 4096;  // one past the end: pointer arithmetic around it
+  int n = 8;
+  address in = alloc_a;
+  void* params[] = {&end, &in, &n};
+  ASSERT_EQ(infer(&two_pointers_and_int, params, nullptr, map, probe, out, {.order_host_mapped = true}),
+            inference_result::inferred);
+  EXPECT_TRUE(writes_token(out));
+}
+
+TEST_F(inference_host_mapped, declared_footprints_on_host_memory_get_the_token_once) {
+  access_set declared;
+  declared.read(host_b + 16, 4);
+  declared.write(alloc_a, 64);
+  order_host_memory(map, declared);
+  EXPECT_TRUE(writes_token(declared));
+  const std::size_t writes = declared.writes.size();
+  order_host_memory(map, declared);
+  EXPECT_EQ(declared.writes.size(), writes);
+  access_set device_only;
+  device_only.write(alloc_a, 64);
+  order_host_memory(map, device_only);
+  EXPECT_FALSE(writes_token(device_only));
+  access_set everything = access_set::everything();
+  order_host_memory(map, everything);
+  EXPECT_EQ(everything.writes.size(), 1u);  // conflicts with the token already
+}
+
+TEST_F(inference_host_mapped, the_token_lies_where_no_allocation_can) {
+  EXPECT_LT(host_order_token.last, min_pointer);
+  EXPECT_TRUE(overlaps(host_order_token, whole_address_space));
+}
+
+// ---- A reservation's mappings are one allocation (docs/design.md rule 10) [vmm_reservation].
+
+TEST_F(inference_test, vmm_reservation_arguments_on_either_side_of_a_seam_name_one_allocation) {
+  constexpr address reserved = 0x7f40'0000'0000;
+  constexpr std::uint64_t chunk = 2 << 20;
+  map.reserve(reserved, 2 * chunk);
+  map.insert(reserved, chunk);
+  map.insert(reserved + chunk, chunk);
+  address first = reserved + chunk - 256, second = reserved + chunk + 256;
+  int n = 8;
+  void* params[] = {&first, &first, &n};
+  ASSERT_EQ(run(&two_pointers_and_int, params), inference_result::inferred);
+  const access_set writer = out;
+  void* params2[] = {&second, &second, &n};
+  ASSERT_EQ(run(&two_pointers_and_int, params2), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{{reserved, reserved + 2 * chunk - 1}}));
+  EXPECT_TRUE(conflicts(writer, out));
 }
 
 // The analysis of real kernels (tests/data/ptx/tables.cu, textures.cu), applied to their layouts.

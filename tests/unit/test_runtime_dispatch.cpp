@@ -473,6 +473,47 @@ TEST_F(dispatch_test, pointer_table_a_kernel_without_readable_code_waits_for_unr
   EXPECT_TRUE(ordered_after(calls_since(from), p1, p2));
 }
 
+// Two chunks mapped into one reservation are one allocation (docs/design.md rule 10): kernels on
+// either side of the seam are ordered.
+TEST_F(dispatch_test, vmm_reservation_kernels_on_either_side_of_a_seam_are_ordered) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  constexpr address base = 0x7d00'0000'0000;
+  constexpr std::size_t chunk = 2 << 20;
+  memory_reserved(base, 2 * chunk);
+  memory_allocated(base, chunk);  // cuMemMap, twice
+  memory_allocated(base + chunk, chunk);
+  const std::size_t from = mark();
+  const CUstream p1 = launch(s, f, base + chunk - 64, make_allocation());
+  const CUstream p2 = launch(s, f, base + chunk + 64, make_allocation());
+  EXPECT_TRUE(ordered_after(calls_since(from), p1, p2));
+  memory_freed(base);  // cuMemUnmap, twice: the reservation stays
+  memory_freed(base + chunk);
+  EXPECT_TRUE(device_allocations().find(base + chunk).has_value());
+  reservation_freed(base);
+  EXPECT_FALSE(device_allocations().find(base + chunk).has_value());
+}
+
+// Kernels on pinned host memory keep their order among themselves (ACS_HOST_MAPPED=ordered,
+// docs/design.md rule 11): the host may poll a flag that the second sets after the first's results.
+TEST_F(dispatch_test, host_mapped_kernels_on_pinned_host_memory_keep_their_order) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  constexpr address results = 0x7d80'0000'0000, flag = 0x7d80'0010'0000;
+  memory_allocated(results, 4096, memory_kind::host);
+  memory_allocated(flag, 4096, memory_kind::host);
+  const std::size_t from = mark();
+  const CUstream p1 = launch(s, f, results, make_allocation());
+  const CUstream p2 = launch(s, f, flag, make_allocation());
+  EXPECT_TRUE(ordered_after(calls_since(from), p1, p2));
+  memory_freed(results);
+  memory_freed(flag);
+}
+
 TEST_F(dispatch_test, kernels_on_unrelated_allocations_are_not_ordered) {
   const CUcontext ctx = make_device();
   make_current(ctx);
