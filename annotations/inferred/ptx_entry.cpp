@@ -176,7 +176,7 @@ void entry_analysis::incoming(const flow& f, label_set& in) {
   if (f.kind == flow_kind::combine) {
     union_into(in, f.from);
     std::uint32_t indices = 0;
-    for (std::size_t i = 0; i < f.from.vars.size(); ++i) {
+    for (std::size_t i = 0; i < f.counted; ++i) {
       const std::uint32_t v = f.from.vars[i];
       const bool again = std::find(f.from.vars.begin(), f.from.vars.begin() + static_cast<std::ptrdiff_t>(i), v) !=
                          f.from.vars.begin() + static_cast<std::ptrdiff_t>(i);

@@ -19,6 +19,7 @@
 // elements of at most 4 bytes (never a whole pointer, until two are combined into 64 bits);
 // values read from the kernel's own shared/local memory carry what the kernel stored there (plus
 // "loaded" once anything from elsewhere, such as a cp.async copy, may have landed there).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -72,9 +73,11 @@ class entry_analysis {
     std::vector<std::uint32_t> dests;
     taint from, address;
     // combine: this many source registers carrying an index read from memory (loaded_index) may
-    // assemble a whole pointer (halves, bytes): the result is then "loaded". load: the elements
-    // read are at most 4 bytes (an index at most, not a pointer).
+    // assemble a whole pointer (halves, bytes): the result is then "loaded". Only the first
+    // `counted` registers of `from` count (selp's selector picks, it adds no bits). load: the
+    // elements read are at most 4 bytes (an index at most, not a pointer).
     std::uint8_t pieces = 0;
+    std::uint32_t counted = 0;
     bool narrow = false;
   };
   // An access to memory outside the kernel's own shared/local space: its address must be made of
@@ -105,12 +108,15 @@ class entry_analysis {
   }
 
   void add_flow(flow_kind k, std::vector<std::uint32_t> dests, const taint& from, const taint& address = {}) {
-    if (dests.empty()) return;
-    flows_.push_back({k, std::move(dests), from, address});
+    add_flow(flow{k, std::move(dests), from, address});
   }
-  void add_combine(std::vector<std::uint32_t> dests, const taint& from, std::uint8_t pieces) {
-    add_flow(flow_kind::combine, std::move(dests), from);
-    if (!flows_.empty()) flows_.back().pieces = pieces;
+  void add_flow(flow f) {
+    if (!f.dests.empty()) flows_.push_back(std::move(f));
+  }
+  void add_combine(std::vector<std::uint32_t> dests, const taint& from, std::uint8_t pieces,
+                   std::size_t counted = ~std::size_t{0}) {
+    const auto n = static_cast<std::uint32_t>(std::min(counted, from.vars.size()));
+    add_flow(flow{flow_kind::combine, std::move(dests), from, {}, pieces, n});
   }
 
   // Every label of these registers and constants is written through (or escapes).

@@ -44,21 +44,28 @@ void entry_analysis::compile_data(std::string_view op, const std::vector<operand
   if (ops.empty()) return;
   for (const auto& o : ops)
     if (o.bracketed()) return compile_unknown(ops);
+  const std::string_view base = op.substr(0, op.find('.'));
   std::vector<std::uint32_t> dests = scan(ops[0]).vars;
   taint from;
-  for (std::size_t i = 1; i < ops.size(); ++i) append(from, scan(ops[i]));
+  std::size_t values = 0;  // registers of the operands that give the result its bits
+  for (std::size_t i = 1; i < ops.size(); ++i) {
+    append(from, scan(ops[i]));
+    if (i <= 2 || (base != "selp" && base != "slct")) values = from.vars.size();
+  }
   // Carry flags travel between add.cc and addc: through a pseudo register.
   if (has_modifier(op, "cc")) dests.push_back(carry_);
-  const std::string_view base = op.substr(0, op.find('.'));
   if (base == "addc" || base == "subc" || base == "madc") from.vars.push_back(carry_);
   if (base == "wgmma") from.vars.push_back(memory_);  // reads shared memory through descriptors
   if (base == "alloca" || base == "stacksave") add_label(from.consts, lbl::own_label);  // the stack: local
-  if (!may_be_wide(op)) return add_flow(flow_kind::copy, std::move(dests), from);
+  // Comparisons and predicates hold no address, whatever the width of what they compare.
+  const bool address_like = may_be_wide(op) && base != "setp" && base != "set" && base != "testp" &&
+                            base != "vote" && base != "isspacep" && base != "istypep";
+  if (!address_like) return add_flow(flow_kind::copy, std::move(dests), from);
   // A 64-bit result of two indices read from memory may be a pointer put together from them; so
   // may one shifted into the upper half.
   const bool low_shift = ops.size() == 3 && ops[2].end == ops[2].begin + 1 &&
                          body_[ops[2].begin].kind == tk::number && parse_number(body_[ops[2].begin].text).value_or(64) < 32;
-  add_combine(std::move(dests), from, base == "shl" && !low_shift ? 1 : 2);
+  add_combine(std::move(dests), from, base == "shl" && !low_shift ? 1 : 2, values);
 }
 
 void entry_analysis::compile_load(std::string_view op, const std::vector<operand>& ops) {
@@ -118,8 +125,7 @@ void entry_analysis::compile_load(std::string_view op, const std::vector<operand
     if (o.bracketed()) append(address, scan(o));
   // Constant memory is never written by kernels: a load from it needs no check.
   if (sp != space::constant && !reads_no_data(op)) read_checks_.push_back({address, false});
-  add_flow(flow_kind::load, std::move(dests), {}, address);
-  if (!flows_.empty() && flows_.back().kind == flow_kind::load) flows_.back().narrow = narrow;
+  add_flow(flow{flow_kind::load, std::move(dests), {}, address, 0, 0, narrow});
 }
 
 void entry_analysis::compile_store(std::string_view op, const std::vector<operand>& ops) {

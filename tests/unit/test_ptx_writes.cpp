@@ -529,6 +529,7 @@ TEST(ptx_pointer_table, two_indices_joined_into_64_bits_or_shifted_high_are_a_po
   // an argument (%rd7): the offset's word names the address, so only the joining can make it a
   // pointer read from memory.
   const std::string prologue = R"(
+  .reg .pred %p<2>;
   .reg .f32 %f<2>;
   .reg .b32 %r<4>;
   .reg .b64 %rd<10>;
@@ -558,6 +559,13 @@ TEST(ptx_pointer_table, two_indices_joined_into_64_bits_or_shifted_high_are_a_po
   EXPECT_FALSE(reads_anything("  shl.b64 %rd6, %rd3, 2;\n  add.s64 %rd5, %rd1, %rd6;"));
   // 32-bit arithmetic on two indices is still an index.
   EXPECT_FALSE(reads_anything("  xor.b32 %r1, %r1, %r2;\n  mul.wide.u32 %rd6, %r1, 4;\n  add.s64 %rd5, %rd1, %rd6;"));
+  // A selector picks, it adds no bits: an index chosen by a comparison of two is still an index.
+  EXPECT_FALSE(reads_anything("  setp.lt.u32 %p1, %r1, %r2;\n  selp.b64 %rd6, %rd3, 0, %p1;\n  shl.b64 %rd6, %rd6, 2;"
+                              "\n  add.s64 %rd5, %rd1, %rd6;"));
+  EXPECT_FALSE(reads_anything("  setp.lt.s64 %p1, %rd3, %rd4;\n  selp.b64 %rd6, %rd3, 0, %p1;\n  shl.b64 %rd6, %rd6, 2;"
+                              "\n  add.s64 %rd5, %rd1, %rd6;"));
+  // Two values to choose from count as two pieces: the analysis does not tell choosing from joining.
+  EXPECT_TRUE(reads_anything("  setp.lt.u32 %p1, %r1, %r2;\n  selp.b64 %rd5, %rd3, %rd4, %p1;"));
   // So are 32-bit values stored to shared memory and read back one by one.
   EXPECT_FALSE(reads_anything("  st.shared.u32 [sh], %r1;\n  ld.shared.u32 %r1, [sh];\n  mul.wide.u32 %rd6, %r1, 4;"
                               "\n  add.s64 %rd5, %rd1, %rd6;"));
