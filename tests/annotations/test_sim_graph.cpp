@@ -299,6 +299,36 @@ TEST_F(sim_graph, inference_off_adds_nothing_to_a_non_exact_declaration) {
   EXPECT_TRUE(sim::overlap(span(last), span(reader)));
 }
 
+// ---- Declarations take precedence over what a kernel's code shows (docs/design.md §4) [pointer_table].
+
+TEST_F(sim_graph, pointer_table_kernels_declared_disjoint_overlap_though_their_code_writes_anywhere) {
+  // Both kernels write through pointers read from memory, as far as their PTX tells.
+  for (int id : {2, 3}) d.view.layouts[function_handle(id)].writes_anywhere = true;
+  for (int id : {2, 3}) d.view.layouts[function_handle(id)].code_read = true;
+  d.options.code_required = true;
+  auto first = d.make(big, 8, small, {small}, 2);
+  auto second = d.make(other, 8, small + 1, {small + 1}, 3);
+  const acs_range r1[] = {cell_range(small, 1)}, w1[] = {cell_range(big, 8)};
+  const acs_range r2[] = {cell_range(small + 1, 1)}, w2[] = {cell_range(other, 8)};
+  ASSERT_EQ(acs_v1_next_launch(r1, 1, w1, 1, ACS_EXACT), ACS_OK);
+  ASSERT_EQ(run(first), 0);
+  ASSERT_EQ(acs_v1_next_launch(r2, 1, w2, 1, ACS_EXACT), ACS_OK);
+  ASSERT_EQ(run(second), 0);
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(sim::overlap(span(first), span(second)));
+}
+
+TEST_F(sim_graph, pointer_table_undeclared_kernels_that_write_anywhere_are_ordered) {
+  for (int id : {2, 3}) d.view.layouts[function_handle(id)].writes_anywhere = true;
+  for (int id : {2, 3}) d.view.layouts[function_handle(id)].code_read = true;
+  auto first = d.make(big, 8, small, {small}, 2);
+  auto second = d.make(other, 8, small + 1, {small + 1}, 3);
+  ASSERT_EQ(run(first), 0);
+  ASSERT_EQ(run(second), 0);
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(after(span(second), span(first)));
+}
+
 // ---- A tensor across the seam of two mapped chunks of one reservation (docs/design.md rule 10)
 // [vmm_reservation]. Cells [0, 32) are a reservation; chunks [0, 16) and [16, 32) are mapped into it.
 
