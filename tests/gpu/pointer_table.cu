@@ -13,35 +13,18 @@
 // Every rep writes its results to buffers of its own; stdout holds their digests, compared bit
 // for bit with the native run. A wrong reordering reads stale data and changes them. Matrices
 // hold small integers, so every FP32 sum is exact whatever order cuBLAS sums in.
-#include <cublas_v2.h>
-
 #include <string>
 #include <vector>
 
 #include "common.cuh"
+#include "cublas_check.cuh"
 
 using std::uint32_t;
 using stamp_t = unsigned long long;
 
-#define CUBLAS_CHECK(expr)                                                                                 \
-  do {                                                                                                     \
-    const cublasStatus_t st_ = (expr);                                                                     \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                                    \
-      std::fprintf(stderr, "FAILED: %s returned %s at %s:%d\n", #expr, cublasGetStatusName(st_), __FILE__, \
-                   __LINE__);                                                                              \
-      std::exit(1);                                                                                        \
-    }                                                                                                      \
-  } while (0)
-
 namespace {
 
 constexpr int grid = 8, block = 256;
-
-__device__ void spin_for(stamp_t ns) {
-  const stamp_t t0 = acs_test::global_ns();
-  while (acs_test::global_ns() - t0 < ns) {
-  }
-}
 
 // ---- tables
 
@@ -52,7 +35,7 @@ struct params {
 
 // Lasts min_ns, then writes w[i] = f(i, salt).
 __global__ void slow_fill(uint32_t* w, int n, uint32_t salt, stamp_t min_ns) {
-  spin_for(min_ns);
+  acs_test::spin_for(min_ns);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     w[i] = acs_test::mix32(static_cast<uint32_t>(i) * 0x9e3779b9u + salt);
 }
@@ -65,7 +48,7 @@ __global__ void read_via_table(const params* p, uint32_t* dst) {
 // tab[0][i] = f(x[i], salt), after lasting min_ns: writes C through a pointer it loads from memory.
 __global__ void write_via_table(const unsigned long long* tab, const uint32_t* x, int n, uint32_t salt,
                                 stamp_t min_ns) {
-  spin_for(min_ns);
+  acs_test::spin_for(min_ns);
   auto* c = reinterpret_cast<uint32_t*>(tab[0]);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     c[i] = acs_test::mix32(x[i] ^ salt);
@@ -127,7 +110,7 @@ struct matrices {
 
 // Lasts min_ns, then fills every matrix with small integers in [-4, 4].
 __global__ void slow_fill_matrices(matrices a, uint32_t salt, stamp_t min_ns) {
-  spin_for(min_ns);
+  acs_test::spin_for(min_ns);
   const int count = dim * dim;
   for (int k = 0; k < batch; ++k)
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)

@@ -24,12 +24,6 @@ namespace {
 constexpr int grid = 8, block = 256;
 constexpr int width = 256, height = 64, texels = width * height;
 
-__device__ void spin_for(stamp_t ns) {
-  const stamp_t t0 = acs_test::global_ns();
-  while (acs_test::global_ns() - t0 < ns) {
-  }
-}
-
 __device__ float value_of(int i, uint32_t salt) {
   return static_cast<float>(acs_test::mix32(static_cast<uint32_t>(i) * 0x9e3779b9u + salt) >> 8);
 }
@@ -37,13 +31,13 @@ __device__ float value_of(int i, uint32_t salt) {
 // ---- linear memory
 
 __global__ void fill_linear(float* l, uint32_t salt, stamp_t min_ns) {
-  spin_for(min_ns);
+  acs_test::spin_for(min_ns);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < texels; i += gridDim.x * blockDim.x) l[i] = value_of(i, salt);
 }
 
 // Waits, then reads every texel of a texture over linear memory.
 __global__ void read_linear(cudaTextureObject_t tex, float* out, stamp_t min_ns) {
-  spin_for(min_ns);
+  acs_test::spin_for(min_ns);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < texels; i += gridDim.x * blockDim.x)
     out[i] = tex1Dfetch<float>(tex, i);
 }
@@ -53,7 +47,7 @@ __global__ void read_linear(cudaTextureObject_t tex, float* out, stamp_t min_ns)
 // Also writes what it stores to `echo`: without it the kernel would write no allocation at all,
 // and inference would order it against everything anyway, texture or not.
 __global__ void fill_surface(cudaSurfaceObject_t surf, float* echo, uint32_t salt, stamp_t min_ns) {
-  spin_for(min_ns);
+  acs_test::spin_for(min_ns);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < texels; i += gridDim.x * blockDim.x) {
     const float v = value_of(i, salt);
     surf2Dwrite(v, surf, (i % width) * static_cast<int>(sizeof(float)), i / width);
@@ -62,7 +56,7 @@ __global__ void fill_surface(cudaSurfaceObject_t surf, float* echo, uint32_t sal
 }
 
 __global__ void read_array_texture(cudaTextureObject_t tex, float* out, stamp_t min_ns) {
-  spin_for(min_ns);
+  acs_test::spin_for(min_ns);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < texels; i += gridDim.x * blockDim.x)
     out[i] = tex2D<float>(tex, static_cast<float>(i % width) + 0.5f, static_cast<float>(i / width) + 0.5f);
 }

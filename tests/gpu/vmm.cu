@@ -26,15 +26,9 @@ namespace {
 constexpr int grid = 8, block = 256;
 constexpr int half = 1 << 16;  // words of T on each side of the seam
 
-__device__ void spin_for(stamp_t ns) {
-  const stamp_t t0 = acs_test::global_ns();
-  while (acs_test::global_ns() - t0 < ns) {
-  }
-}
-
 // t[i] = f(i, salt) for i < n, after lasting min_ns.
 __global__ void slow_write(uint32_t* t, int n, uint32_t salt, stamp_t min_ns) {
-  spin_for(min_ns);
+  acs_test::spin_for(min_ns);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     t[i] = acs_test::mix32(static_cast<uint32_t>(i) * 0x9e3779b9u + salt);
 }
@@ -46,7 +40,7 @@ __global__ void read_forward(uint32_t* out, const uint32_t* from, int n) {
 // out[i] = end[-1 - i], after lasting min_ns: `end` points into the second chunk, the words read
 // lie in the first.
 __global__ void slow_read_backward(uint32_t* out, const uint32_t* end, int n, stamp_t min_ns) {
-  spin_for(min_ns);
+  acs_test::spin_for(min_ns);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = end[-1 - i];
 }
 
@@ -89,13 +83,6 @@ void check(CUresult r, const char* what) {
   std::exit(1);
 }
 
-uint32_t* device_words(std::size_t n) {
-  void* p = nullptr;
-  ACS_CHECK(cudaMalloc(&p, n * sizeof(uint32_t)));
-  ACS_CHECK(cudaMemset(p, 0, n * sizeof(uint32_t)));
-  return static_cast<uint32_t*>(p);
-}
-
 int seam(int reps, stamp_t min_ns, cudaStream_t s) {
   ACS_CHECK(cudaFree(nullptr));  // the primary context, current
   const vmm_api api = load_api();
@@ -132,8 +119,8 @@ int seam(int reps, stamp_t min_ns, cudaStream_t s) {
   uint32_t* t = seam_at - half;
   std::vector<uint32_t*> forward, backward;
   for (int r = 0; r < reps; ++r) {
-    forward.push_back(device_words(half));
-    backward.push_back(device_words(half));
+    forward.push_back(acs_test::device_words(half));
+    backward.push_back(acs_test::device_words(half));
   }
   slow_write<<<grid, block, 0, s>>>(t, 2 * half, 1u, 0);
   ACS_CHECK(cudaDeviceSynchronize());
