@@ -42,7 +42,11 @@
 #define ACS_HOOKED_alloc_3d(x) x
 #define ACS_HOOKED_alloc_at(x) x
 #define ACS_HOOKED_alloc_unsized(x) x
+#define ACS_HOOKED_alloc_host(x) x
+#define ACS_HOOKED_alloc_host_at(x) x
 #define ACS_HOOKED_free(x) x
+#define ACS_HOOKED_reserve(x) x
+#define ACS_HOOKED_unreserve(x) x
 #define ACS_HOOKED_proc_address(x) x
 #define ACS_HOOKED_teardown(x) x
 #define ACS_HOOKED_unload(x) x

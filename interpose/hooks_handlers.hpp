@@ -35,8 +35,8 @@ template <hook_kind K>
 inline constexpr bool is_special_kind = K == hook_kind::launch || K == hook_kind::cooperative_multi ||
                                         K == hook_kind::graph_instantiate || K == hook_kind::alloc_3d;
 template <hook_kind K>
-inline constexpr bool is_allocation_kind =
-    K == hook_kind::alloc || K == hook_kind::alloc_pitch || K == hook_kind::alloc_unsized;
+inline constexpr bool is_allocation_kind = K == hook_kind::alloc || K == hook_kind::alloc_host ||
+                                           K == hook_kind::alloc_pitch || K == hook_kind::alloc_unsized;
 
 template <class Entry, hook_kind K, class R, class... A>
   requires is_special_kind<K>
@@ -137,14 +137,16 @@ R handle(kind_tag<hook_kind::capture_end>, R (*real)(A...), A... a) noexcept {
   return result;
 }
 
-// What an allocation of kind K reports, its address being `base`: alloc (the size is the first
-// integer argument), alloc_pitch (pitch * height), alloc_unsized (asked of the driver).
+// What an allocation of kind K reports, its address being `base`: alloc and alloc_host (the size
+// is the first integer argument; alloc_host is pinned host memory, docs/design.md rule 11),
+// alloc_pitch (pitch * height), alloc_unsized (asked of the driver).
 template <class Entry, hook_kind K, class... A>
 void report_allocation(CUdeviceptr base, A&... a) noexcept {
-  if constexpr (K == hook_kind::alloc) {
+  if constexpr (K == hook_kind::alloc || K == hook_kind::alloc_host) {
     constexpr std::size_t size_at = detail::size_index<A...>();
     static_assert(size_at < sizeof...(A), "an allocation takes its size as an integer");
-    memory_allocated(base, static_cast<std::size_t>(detail::arg<size_at>(a...)));
+    memory_allocated(base, static_cast<std::size_t>(detail::arg<size_at>(a...)),
+                     K == hook_kind::alloc_host ? memory_kind::host : memory_kind::device);
   } else if constexpr (K == hook_kind::alloc_pitch) {
     // (address*, size_t* pitch, size_t width, size_t height, ...): cuMemAllocPitch, cudaMallocPitch
     static_assert(std::is_same_v<detail::arg_t<1, A...>, std::size_t*> &&
@@ -172,16 +174,40 @@ R handle(kind_tag<K>, R (*real)(A...), A... a) noexcept {
   return result;
 }
 
-// Memory mapped at an address the caller gives (host register, VMM map).
-template <class Entry, class R, class... A>
-R handle(kind_tag<hook_kind::alloc_at>, R (*real)(A...), A... a) noexcept {
+// Memory mapped at an address the caller gives (VMM map; alloc_host_at: host memory registered).
+template <class Entry, hook_kind K, class R, class... A>
+  requires(K == hook_kind::alloc_at || K == hook_kind::alloc_host_at)
+R handle(kind_tag<K>, R (*real)(A...), A... a) noexcept {
   static_assert(detail::is_address_v<detail::arg_t<0, A...>>, "argument 0 is the address");
   constexpr std::size_t size_at = detail::size_index<A...>();
   static_assert(size_at < sizeof...(A));
   const R result = real(a...);
   if (result == detail::success<R>())
-    memory_allocated(detail::address(detail::arg<0>(a...)), static_cast<std::size_t>(detail::arg<size_at>(a...)));
+    memory_allocated(detail::address(detail::arg<0>(a...)), static_cast<std::size_t>(detail::arg<size_at>(a...)),
+                     K == hook_kind::alloc_host_at ? memory_kind::host : memory_kind::device);
   return result;
+}
+
+// cuMemAddressReserve(CUdeviceptr* ptr, size_t size, ...): what is mapped into the reservation is
+// one allocation (docs/design.md rule 10).
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::reserve>, R (*real)(A...), A... a) noexcept {
+  static_assert(std::is_same_v<detail::arg_t<0, A...>, CUdeviceptr*>);
+  constexpr std::size_t size_at = detail::size_index<A...>();
+  static_assert(size_at < sizeof...(A));
+  const R result = real(a...);
+  CUdeviceptr* const out = detail::arg<0>(a...);
+  if (result == detail::success<R>() && out != nullptr && *out != 0)
+    memory_reserved(*out, static_cast<std::size_t>(detail::arg<size_at>(a...)));
+  return result;
+}
+
+// cuMemAddressFree: before the call, since once released the range may be reserved again.
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::unreserve>, R (*real)(A...), A... a) noexcept {
+  static_assert(std::is_same_v<detail::arg_t<0, A...>, CUdeviceptr>);
+  if (detail::arg<0>(a...) != 0) reservation_freed(detail::arg<0>(a...));
+  return real(a...);
 }
 
 template <class Entry, class R, class... A>

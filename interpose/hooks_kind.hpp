@@ -24,7 +24,11 @@ enum class hook_kind : std::uint8_t {
   alloc_3d,
   alloc_at,
   alloc_unsized,
+  alloc_host,
+  alloc_host_at,
   free,
+  reserve,
+  unreserve,
   proc_address,
   teardown,
   unload,
@@ -53,7 +57,11 @@ constexpr std::string_view kind_name(hook_kind k) noexcept {
     case hook_kind::alloc_3d: return "alloc_3d";
     case hook_kind::alloc_at: return "alloc_at";
     case hook_kind::alloc_unsized: return "alloc_unsized";
+    case hook_kind::alloc_host: return "alloc_host";
+    case hook_kind::alloc_host_at: return "alloc_host_at";
     case hook_kind::free: return "free";
+    case hook_kind::reserve: return "reserve";
+    case hook_kind::unreserve: return "unreserve";
     case hook_kind::proc_address: return "proc_address";
     case hook_kind::teardown: return "teardown";
     case hook_kind::unload: return "unload";

@@ -75,6 +75,15 @@ void add_allocation(access_set& out, const byte_range& r, bool written) {
   if (written && std::find(out.writes.begin(), out.writes.end(), r) == out.writes.end()) out.writes.push_back(r);
 }
 
+// What the kernel's code says about memory its arguments do not show.
+inference_result code_verdict(const param_layout* layout, const inference_options& options) noexcept {
+  if (layout == nullptr || !layout->code_read) return options.code_required ? inference_result::no_code : inference_result::inferred;
+  if (layout->textures) return inference_result::textures;
+  if (layout->writes_anywhere) return inference_result::writes_anywhere;
+  if (layout->writes_globals) return inference_result::global_writes;
+  return inference_result::inferred;
+}
+
 inference_result as_result(words_status s) noexcept {
   switch (s) {
     case words_status::ok: return inference_result::inferred;
@@ -102,17 +111,22 @@ const char* to_string(inference_result r) noexcept {
     case inference_result::no_allocation: return "no argument points into a known allocation";
     case inference_result::indirect: return "a parameter reaches memory through device-side pointers";
     case inference_result::global_writes: return "the kernel writes __device__ variables";
+    case inference_result::writes_anywhere:
+      return "the kernel writes through addresses read from memory, or calls code acs cannot analyse";
+    case inference_result::textures: return "the kernel uses texture or surface objects";
+    case inference_result::no_code: return "the kernel's code cannot be read (no PTX)";
   }
   return "unknown";
 }
 
 inference_result infer(const param_layout* layout, void* const* params, void* const* extra,
                        const allocation_map& allocations, pointer_probe& probe, access_set& out,
-                       bool trust_const) {
+                       const inference_options& options) {
   out.reads.clear();
   out.writes.clear();
   bool unseen = false;
   bool indirect = false;
+  bool host = false;  // an argument in pinned host memory
   words_status status;
   {
     const allocation_map::reader map(allocations);
@@ -123,22 +137,26 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
       const param_kind kind = p != nullptr ? p->kind : param_kind::value;
       indirect |= kind == param_kind::indirect;
       const bool written =
-          !(trust_const && kind == param_kind::const_pointer) && (p == nullptr || p->may_write_at(w.offset));
-      if (const auto r = map.find(w.value)) {
-        add_allocation(out, subs.lookup_unit(*r, w.value).range, written);
-        return;
+          !(options.trust_const && kind == param_kind::const_pointer) && (p == nullptr || p->may_write_at(w.offset));
+      auto add = [&](const allocation& a) {
+        add_allocation(out, a.range, written);
+        host = host || a.kind == memory_kind::host;
+      };
+      if (const auto a = map.find_allocation(w.value)) {
+        allocation unit = *a;
+        unit.range = subs.lookup_unit(a->range, w.value).range;  // a caching allocator's block, if registered
+        return add(unit);
       }
       if (unseen || !plausible_address(w.value)) return;
       const auto n = map.near(w.value, near_slack);
-      if (n.below) add_allocation(out, *n.below, written);
-      if (n.above) add_allocation(out, *n.above, written);
+      if (n.below) add(*n.below);
+      if (n.above) add(*n.above);
       unseen = probe.is_device_pointer(w.value);
     });
   }
   inference_result result = as_result(status);
   if (result == inference_result::inferred && indirect) result = inference_result::indirect;
-  if (result == inference_result::inferred && layout != nullptr && layout->writes_globals)
-    result = inference_result::global_writes;
+  if (result == inference_result::inferred) result = code_verdict(layout, options);
   if (result == inference_result::inferred && unseen) result = inference_result::unknown_pointer;
   // Nothing written that acs can see (no argument in a known allocation, or only
   // pointer-to-const ones): what the kernel changes is invisible.
@@ -146,8 +164,22 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
   if (result != inference_result::inferred) {
     out.reads.clear();
     out.writes.assign(1, whole_address_space);
+    return result;
   }
+  if (layout != nullptr && layout->reads_anywhere) out.reads.assign(1, whole_address_space);  // its writes stand
+  if (host && options.order_host_mapped) out.writes.push_back(host_order_token);
   return result;
+}
+
+void order_host_memory(const allocation_map& allocations, access_set& access) {
+  if (!allocations.holds_host_memory()) return;
+  for (const byte_range& w : access.writes)
+    if (w == whole_address_space || w == host_order_token) return;
+  const allocation_map::reader map(allocations);
+  auto touches = [&](const std::vector<byte_range>& ranges) {
+    return std::any_of(ranges.begin(), ranges.end(), [&](const byte_range& r) { return map.touches_host(r); });
+  };
+  if (touches(access.writes) || touches(access.reads)) access.writes.push_back(host_order_token);
 }
 
 words_status pointer_arguments(const param_layout* layout, void* const* params, void* const* extra,
@@ -163,7 +195,9 @@ words_status pointer_arguments(const param_layout* layout, void* const* params, 
     }
     if (!plausible_address(w.value)) return;
     const auto n = map.near(w.value, near_slack);
-    pointer_argument a{w, n.below ? n.below : n.above, false, probe.is_device_pointer(w.value)};
+    const std::optional<allocation>& nearest = n.below ? n.below : n.above;
+    pointer_argument a{w, nearest ? std::optional<byte_range>(nearest->range) : std::nullopt, false,
+                       probe.is_device_pointer(w.value)};
     if (a.allocation || a.unseen) out.push_back(a);
   });
 }

@@ -9,13 +9,27 @@
 // written; only read when the kernel's PTX shows that no address it writes
 // through is derived from that word (param_info::written_words, ptx_writes.hpp).
 // The footprint is the union of those allocations, unless one of these
-// makes it unknown, and then the kernel conflicts with everything:
+// makes it unknown, and then the kernel conflicts with everything
+// (docs/design.md rule 9):
 //  * the parameter layout cannot be read, or `extra` cannot be parsed;
 //  * a word is pointer-looking (below) and points into no known allocation;
 //  * no word points into a known allocation that is written: whatever the kernel
 //    changes (__device__ variables, memory reached through device-side pointer
 //    tables) is invisible from its arguments;
-//  * the kernel's PTX writes __device__ variables.
+//  * the kernel's PTX writes __device__ variables, writes through an address read
+//    from memory (pointer tables, device-side pointer arrays), calls code it does
+//    not analyse, or uses texture or surface instructions;
+//  * its code was not read (no PTX: SASS-only libraries) and the options ask for
+//    it (ACS_NO_PTX=everything, the default): such a kernel may reach memory through
+//    device-side pointer arrays that no argument shows.
+// A kernel whose PTX reads through an address read from memory reads everything:
+// its reads are the whole address space, its writes stay those inferred.
+//
+// Pinned host memory. Under options.order_host_mapped, a kernel whose footprint
+// touches pinned host memory also writes host_order_token: all such kernels of a
+// stream then keep their order among themselves (write after write), because the
+// host may poll that memory and see the order in which their writes land
+// (docs/design.md rule 11). Managed memory does not count.
 //
 // Pointer-looking. A word outside every known allocation is a pointer when
 //  * it is a plausible user-space address: in [64 KiB, 2^57). Linux never maps
@@ -86,17 +100,35 @@ enum class inference_result : std::uint8_t {
   no_allocation,    // no argument points into a known allocation
   indirect,         // a parameter reaches memory through device-side pointers (T**)
   global_writes,    // the kernel's PTX writes module-scope variables (__device__)
+  writes_anywhere,  // its PTX writes through addresses read from memory, or calls code not analysed
+  textures,         // its PTX uses texture or surface instructions
+  no_code,          // its code was not read (no PTX), and options.code_required
 };
+
+/// @brief How inference treats what the arguments alone cannot tell (the runtime's settings).
+struct inference_options {
+  bool trust_const = false;        // ACS_INFER=const: pointer-to-const parameters are only read
+  bool code_required = false;      // ACS_NO_PTX=everything: a kernel whose code was not read is unknown
+  bool order_host_mapped = false;  // ACS_HOST_MAPPED=ordered: kernels on pinned host memory keep order
+};
+
+// The range every kernel on pinned host memory writes (above): inside the first 64 KiB, where no
+// allocation lies, so it conflicts with nothing but itself and unknown footprints.
+inline constexpr byte_range host_order_token{0x100, 0x100};
+
+/// @brief Adds host_order_token to the writes of a footprint (a declared one) that touches pinned
+/// host memory. Nothing when the map holds none, or the footprint writes everything already.
+void order_host_memory(const allocation_map& allocations, access_set& access);
 
 const char* to_string(inference_result r) noexcept;
 
 /// @brief Infers the footprint of one launch into `out` (cleared first). Anything
 /// but `inferred` leaves access_set::everything() in `out`.
-/// With `trust_const`, an allocation reached only through pointer-to-const
+/// With `options.trust_const`, an allocation reached only through pointer-to-const
 /// parameters is read, not written.
 inference_result infer(const param_layout* layout, void* const* params, void* const* extra,
                        const allocation_map& allocations, pointer_probe& probe, access_set& out,
-                       bool trust_const = false);
+                       const inference_options& options = {});
 
 /// @brief An argument word that is, or may be, a device pointer (for ACS_CHECK).
 struct pointer_argument {

@@ -42,6 +42,8 @@ std::shared_ptr<const kernel_writes> merge_writes(const kernel_writes& a, const 
                  std::back_inserter(merged->written_words));
   merged->writes_globals = a.writes_globals || b.writes_globals;
   merged->writes_indirect = a.writes_indirect || b.writes_indirect;
+  merged->reads_indirect = a.reads_indirect || b.reads_indirect;
+  merged->uses_textures = a.uses_textures || b.uses_textures;
   merged->written_globals.clear();
   std::set_union(a.written_globals.begin(), a.written_globals.end(), b.written_globals.begin(),
                  b.written_globals.end(), std::back_inserter(merged->written_globals));
@@ -140,10 +142,14 @@ bool apply_writes(const kernel_writes& writes, param_layout& layout) noexcept {
     if (param < layout.size() && word < 64) layout[param].written_words |= std::uint64_t{1} << word;
   // Words past 64 always count as written (param_info::may_write_at).
   // __device__ variables written by name: memory no argument shows (and one may be passed
-  // as an argument too, through cudaGetSymbolAddress). A kernel that writes through
-  // pointers read from memory has every word written already: it is then treated as
-  // inference treats every kernel without its PTX.
+  // as an argument too, through cudaGetSymbolAddress). A kernel that writes or reads through
+  // pointers read from memory, or uses textures, reaches memory no argument shows either:
+  // inference then makes it write, or read, everything (docs/design.md rule 9).
+  layout.code_read = true;
   layout.writes_globals = writes.writes_globals && (!writes.writes_indirect || !writes.written_globals.empty());
+  layout.writes_anywhere = writes.writes_indirect;
+  layout.reads_anywhere = writes.reads_indirect;
+  layout.textures = writes.uses_textures;
   return true;
 }
 

@@ -69,8 +69,9 @@ loaded_code& process_code() noexcept;
 /// the union of what either writes; nullptr when their parameters differ.
 std::shared_ptr<const kernel_writes> merge_writes(const kernel_writes& a, const kernel_writes& b);
 
-/// @brief Narrows a layout's written words to what the PTX analysis allows; false
-/// (layout unchanged) when the analysis's parameters do not match the layout's.
+/// @brief Narrows a layout's written words to what the PTX analysis allows, and records what
+/// else the code reaches (param_layout's flags); false (layout unchanged) when the analysis's
+/// parameters do not match the layout's.
 bool apply_writes(const kernel_writes& writes, param_layout& layout) noexcept;
 
 }  // namespace acs::inference

@@ -33,8 +33,13 @@ struct param_info {
 
 struct param_layout : std::vector<param_info> {
   using std::vector<param_info>::vector;
-  // The kernel's PTX writes module-scope __device__ variables: memory no argument shows.
-  bool writes_globals = false;
+  // What the kernel's code says it reaches beyond the allocations its arguments point into (its
+  // PTX, ptx_writes.hpp, applied by apply_writes). Without code_read nothing below is known.
+  bool code_read = false;
+  bool writes_globals = false;   // writes module-scope __device__ variables
+  bool writes_anywhere = false;  // writes through addresses read from memory, or runs code not analysed
+  bool reads_anywhere = false;   // reads through addresses read from memory (pointer tables)
+  bool textures = false;         // texture or surface instructions: memory behind object handles
 };
 
 // The kernel parameter buffer is at most 32764 bytes (CUDA 12.1+, Volta+).

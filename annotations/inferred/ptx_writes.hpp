@@ -14,9 +14,11 @@
 // through a call into a function it does not analyse, or through an instruction it
 // does not know. Such a write may land in any allocation, including one reached
 // through a parameter that is otherwise only read, so the kernel then reports
-// every word of every parameter written (writes_indirect says why). The memory
-// such a write reaches beyond the parameters' own allocations stays unknown, as it
-// is for the pointer-argument inference that this refines.
+// every word of every parameter written (writes_indirect says why), and the caller
+// must treat it as writing everything (docs/design.md rule 9). Reads are checked the
+// same way (reads_indirect): a kernel that reads through a pointer loaded from memory
+// may read any allocation. Texture and surface instructions reach memory through
+// object handles (uses_textures).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,7 +27,8 @@
 
 namespace acs::inference {
 
-/// @brief What one kernel (.entry) may write through its parameters.
+/// @brief What one kernel (.entry) may write through its parameters, and whether it may reach
+/// memory that they do not show.
 struct kernel_writes {
   std::string name;                        // the .entry's (mangled) name
   std::vector<std::uint32_t> param_bytes;  // size in bytes of each parameter, in declaration order
@@ -41,6 +44,15 @@ struct kernel_writes {
   // instruction). Then written_words holds every word of every parameter and writes_globals is
   // set: any allocation may be written.
   bool writes_indirect = false;
+  // May read through an address not derived from its parameters, module globals or its own memory
+  // (a pointer loaded from memory: Params* p -> p->in[i], a device-side pointer array, an offset
+  // read from an index array), or through a call or instruction not analysed: any allocation may
+  // be read, one that no argument shows included. Loads from .const memory do not count (kernels
+  // cannot write it).
+  bool reads_indirect = false;
+  // Uses texture or surface instructions (tex, tld4, suld, sust, sured): they reach memory through
+  // an object handle, created on the host, that no argument shows.
+  bool uses_textures = false;
 
   /// @brief Whether the word holding byte `byte_offset` of parameter `param` may be written through.
   /// Out-of-range parameters (and offsets): true.

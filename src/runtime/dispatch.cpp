@@ -345,10 +345,22 @@ void context_destroyed(CUcontext context) noexcept {
   });
 }
 
-void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept {
+void memory_allocated(CUdeviceptr base, std::size_t bytes, memory_kind kind) noexcept {
   runtime_started();
   if (!active()) return;
-  guarded("memory_allocated", [&] { device_allocations().insert(base, bytes); });
+  guarded("memory_allocated", [&] { device_allocations().insert(base, bytes, kind); });
+}
+
+void memory_reserved(CUdeviceptr base, std::size_t bytes) noexcept {
+  runtime_started();
+  if (!active()) return;
+  guarded("memory_reserved", [&] { device_allocations().reserve(base, bytes); });
+}
+
+void reservation_freed(CUdeviceptr base) noexcept {
+  runtime_started();
+  if (!active()) return;
+  guarded("reservation_freed", [&] { device_allocations().unreserve(base); });
 }
 
 void memory_freed(CUdeviceptr base) noexcept {

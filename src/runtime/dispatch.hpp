@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "src/support/memory_kind.hpp"
 #include "src/support/pass_reason.hpp"
 
 namespace acs {
@@ -90,8 +91,12 @@ void capture_ended(CUstream stream) noexcept;
 bool capture_forbids_unsafe_calls() noexcept;
 
 // Device memory the application obtained or released (runtime or driver, any kind).
-void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept;
+void memory_allocated(CUdeviceptr base, std::size_t bytes, memory_kind kind = memory_kind::device) noexcept;
 void memory_freed(CUdeviceptr base) noexcept;
+// A virtual address range reserved (cuMemAddressReserve) or released (cuMemAddressFree): what is
+// mapped into it counts as one allocation, whatever is mapped and unmapped (docs/design.md rule 10).
+void memory_reserved(CUdeviceptr base, std::size_t bytes) noexcept;
+void reservation_freed(CUdeviceptr base) noexcept;
 
 // Teardown: a context is destroyed or a device reset (cuCtxDestroy,
 // cuDevicePrimaryCtxReset, cudaDeviceReset). teardown_begins comes before

@@ -102,11 +102,15 @@ class driver_layout_reader final : public layout_reader {
     const bool usable = writes != nullptr && apply_writes(*writes, out);
     stats::count_function(usable);
     if (!usable) {
-      ACS_LOG_DEBUG("kernel {}: no usable PTX, every pointer argument counts as written", name);
+      ACS_LOG_DEBUG("kernel {}: no usable PTX: {}", name,
+                    settings().no_ptx == no_ptx_mode::everything ? "it conflicts with everything (ACS_NO_PTX)"
+                                                                 : "every pointer argument counts as written");
       return;
     }
-    ACS_LOG_DEBUG("kernel {}: PTX read, {} parameter words written through{}", name, writes->written_words.size(),
-                  writes->writes_globals ? ", and __device__ variables" : "");
+    ACS_LOG_DEBUG("kernel {}: PTX read, {} parameter words written through{}{}{}", name,
+                  writes->written_words.size(), writes->writes_globals ? ", and __device__ variables" : "",
+                  writes->reads_indirect ? "; reads through pointers read from memory" : "",
+                  writes->uses_textures ? "; uses textures or surfaces" : "");
   }
 
  private:
@@ -168,10 +172,10 @@ process_sources& sources() {
 
 const param_layout* layout_of(CUfunction function) { return sources().layouts.find(function); }
 
-inference_result infer(CUfunction function, void* const* params, void* const* extra, bool trust_const,
-                       access_set& out) {
+inference_result infer(CUfunction function, void* const* params, void* const* extra,
+                       const inference_options& options, access_set& out) {
   process_sources& s = sources();
-  return infer(s.layouts.find(function), params, extra, device_allocations(), s.probe, out, trust_const);
+  return infer(s.layouts.find(function), params, extra, device_allocations(), s.probe, out, options);
 }
 
 words_status pointer_arguments(CUfunction function, void* const* params, void* const* extra,

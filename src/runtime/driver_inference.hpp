@@ -12,8 +12,8 @@
 namespace acs::inference {
 
 /// @brief The footprint of a launch of `function`, into `out` (see inference.hpp).
-inference_result infer(CUfunction function, void* const* params, void* const* extra, bool trust_const,
-                       access_set& out);
+inference_result infer(CUfunction function, void* const* params, void* const* extra,
+                       const inference_options& options, access_set& out);
 
 /// @brief The arguments of a launch that are or may be device pointers (for ACS_CHECK).
 words_status pointer_arguments(CUfunction function, void* const* params, void* const* extra,

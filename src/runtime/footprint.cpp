@@ -1,23 +1,42 @@
 #include "src/runtime/footprint.hpp"
 
+#include "annotations/inferred/allocation_map.hpp"
 #include "src/support/config.hpp"
 #include "src/runtime/driver_inference.hpp"
 #include "src/support/log.hpp"
 
 namespace acs {
 
+namespace {
+
+// What inference may assume, from the settings (read once).
+const inference::inference_options& inference_settings() noexcept {
+  static const inference::inference_options options{
+      .trust_const = settings().infer == infer_mode::trust_const,
+      .code_required = settings().no_ptx == no_ptx_mode::everything,
+      .order_host_mapped = settings().host_mapped == host_mapped_mode::ordered,
+  };
+  return options;
+}
+
+}  // namespace
+
 void launch_passed_through() noexcept { declared::discard_pending(); }
 
 void plan_launch(const launch_request& request, declared::launch_footprint& out) {
-  if (declared::take(request.function, request.params, out, request.extra)) return;
+  if (declared::take(request.function, request.params, out, request.extra)) {
+    // Declared or not, kernels on pinned host memory keep their order (docs/design.md rule 11).
+    if (inference_settings().order_host_mapped) inference::order_host_memory(device_allocations(), out.access);
+    return;
+  }
   access_set& access = out.access;
   if (settings().infer == infer_mode::off) {
     access.reads.clear();
     access.writes.assign(1, whole_address_space);
     return;
   }
-  const inference::inference_result r = inference::infer(
-      request.function, request.params, request.extra, settings().infer == infer_mode::trust_const, access);
+  const inference::inference_result r =
+      inference::infer(request.function, request.params, request.extra, inference_settings(), access);
   if (r == inference::inference_result::inferred) return;
   ACS_LOG_DEBUG("{} of function {}: footprint unknown ({}); it waits for everything before it", request.api,
                 static_cast<const void*>(request.function), inference::to_string(r));
@@ -31,6 +50,12 @@ void plan_launch(const launch_request& request, declared::launch_footprint& out)
       log::print_once(log_level::info, "infer:no_layout",
                       "a kernel's parameter layout cannot be read: such kernels are ordered after "
                       "everything before them");
+      break;
+    case inference::inference_result::no_code:
+      log::print_once(log_level::info, "infer:no_code",
+                      "a kernel whose code acs cannot read (no PTX: cuBLAS, cuDNN, ...) may reach memory "
+                      "no argument shows: such kernels are ordered after everything before them "
+                      "(ACS_NO_PTX=arguments trusts their arguments instead)");
       break;
     default: break;
   }

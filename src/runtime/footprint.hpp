@@ -4,7 +4,8 @@
 //      the pending declaration, an open scope, a registered kernel rule);
 //   2. inference from the arguments (ACS_INFER=alloc, inference.hpp);
 //   3. everything (ACS_INFER=off, or inference failed).
-// A launch inside an annotation scope carries the scope's group either way.
+// A launch inside an annotation scope carries the scope's group either way, and one
+// touching pinned host memory the host-order token (ACS_HOST_MAPPED, inference.hpp).
 #include "annotations/declared/declared.hpp"
 #include "src/runtime/dispatch.hpp"
 

@@ -164,6 +164,10 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
       "ACS_INFER", {{"alloc", infer_mode::alloc}, {"const", infer_mode::trust_const}, {"off", infer_mode::off}});
   c.eager_join = p.word<bool>("ACS_JOIN", {{"lazy", false}, {"eager", true}});
   c.read_ptx = p.boolean("ACS_PTX", true);
+  c.no_ptx = p.word<no_ptx_mode>("ACS_NO_PTX", {{"everything", no_ptx_mode::everything},
+                                                {"arguments", no_ptx_mode::arguments}});
+  c.host_mapped = p.word<host_mapped_mode>("ACS_HOST_MAPPED", {{"ordered", host_mapped_mode::ordered},
+                                                               {"free", host_mapped_mode::free}});
   c.merge = p.word<chain_merge>("ACS_MERGE", {{"adaptive", chain_merge::adaptive},
                                               {"always", chain_merge::always},
                                               {"never", chain_merge::never}});

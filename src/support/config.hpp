@@ -12,6 +12,10 @@
 //   ACS_INFER        alloc|const|off: infer footprints from arguments, default alloc
 //   ACS_PTX          1: read kernels' PTX to find parameters never written through
 //                    (loaded_code.hpp)                   boolean, default 1
+//   ACS_NO_PTX       everything|arguments: what a kernel whose PTX acs cannot read may
+//                    touch (docs/design.md §4), default everything
+//   ACS_HOST_MAPPED  ordered|free: kernels touching mapped pinned host memory keep their
+//                    stream order among themselves (docs/design.md rule 11), default ordered
 //   ACS_JOIN         lazy|eager: when an application stream waits for its redirected
 //                    kernels (scheduler.hpp), default lazy
 //   ACS_MERGE        adaptive|always|never: chain merging (scheduler.hpp), default adaptive
@@ -47,6 +51,16 @@ namespace acs {
 // const away). off: unannotated kernels conflict with everything.
 enum class infer_mode : std::uint8_t { alloc, trust_const, off };
 
+// A kernel whose code acs cannot read (no PTX: cuBLAS, cuDNN...): everything, it conflicts with
+// every kernel (its arguments may not show a device-side pointer array's targets); arguments,
+// each pointer argument's allocation is read and written.
+enum class no_ptx_mode : std::uint8_t { everything, arguments };
+
+// Kernels touching mapped pinned host memory (cudaHostAlloc, cudaMallocHost, registered memory):
+// ordered, they keep their stream order among themselves (the host may poll that memory); free,
+// they are scheduled like any other kernel.
+enum class host_mapped_mode : std::uint8_t { ordered, free };
+
 
 struct config {
   static constexpr unsigned default_window = 32;
@@ -67,6 +81,8 @@ struct config {
   bool stats = false;
   infer_mode infer = infer_mode::alloc;
   bool read_ptx = true;
+  no_ptx_mode no_ptx = no_ptx_mode::everything;
+  host_mapped_mode host_mapped = host_mapped_mode::ordered;
   bool eager_join = false;
   chain_merge merge = chain_merge::adaptive;
   bool issue_thread = true;

@@ -54,7 +54,9 @@ class annotated_device {
       no_probe probe;
       const auto layout = view.layouts.find(l.f);
       inference::infer(layout == view.layouts.end() ? nullptr : &layout->second, l.args.get(), nullptr,
-                       view.allocations, probe, access);
+                       view.allocations, probe, access, options);
+    } else if (options.order_host_mapped) {
+      inference::order_host_memory(view.allocations, access);
     }
     return s.launch(vs, *l.k, access, fp.group);
   }
@@ -62,6 +64,7 @@ class annotated_device {
   sim::op_span span(const launch& l) const { return s.span(*l.k); }
 
   fake_view view;
+  inference::inference_options options;  // as the runtime's settings give them (footprint.cpp)
   sim::scenario s{{}, sim::roomy};
   virtual_stream vs = s.stream(stream_kind::non_blocking);
 };
@@ -294,6 +297,127 @@ TEST_F(sim_graph, inference_off_adds_nothing_to_a_non_exact_declaration) {
   ASSERT_EQ(run(last), 0);
   EXPECT_TRUE(s.matches_serial());
   EXPECT_TRUE(sim::overlap(span(last), span(reader)));
+}
+
+// ---- Declarations take precedence over what a kernel's code shows (docs/design.md §4) [pointer_table].
+
+TEST_F(sim_graph, pointer_table_kernels_declared_disjoint_overlap_though_their_code_writes_anywhere) {
+  // Both kernels write through pointers read from memory, as far as their PTX tells.
+  for (int id : {2, 3}) d.view.layouts[function_handle(id)].writes_anywhere = true;
+  for (int id : {2, 3}) d.view.layouts[function_handle(id)].code_read = true;
+  d.options.code_required = true;
+  auto first = d.make(big, 8, small, {small}, 2);
+  auto second = d.make(other, 8, small + 1, {small + 1}, 3);
+  const acs_range r1[] = {cell_range(small, 1)}, w1[] = {cell_range(big, 8)};
+  const acs_range r2[] = {cell_range(small + 1, 1)}, w2[] = {cell_range(other, 8)};
+  ASSERT_EQ(acs_v1_next_launch(r1, 1, w1, 1, ACS_EXACT), ACS_OK);
+  ASSERT_EQ(run(first), 0);
+  ASSERT_EQ(acs_v1_next_launch(r2, 1, w2, 1, ACS_EXACT), ACS_OK);
+  ASSERT_EQ(run(second), 0);
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(sim::overlap(span(first), span(second)));
+}
+
+TEST_F(sim_graph, pointer_table_undeclared_kernels_that_write_anywhere_are_ordered) {
+  for (int id : {2, 3}) d.view.layouts[function_handle(id)].writes_anywhere = true;
+  for (int id : {2, 3}) d.view.layouts[function_handle(id)].code_read = true;
+  auto first = d.make(big, 8, small, {small}, 2);
+  auto second = d.make(other, 8, small + 1, {small + 1}, 3);
+  ASSERT_EQ(run(first), 0);
+  ASSERT_EQ(run(second), 0);
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(after(span(second), span(first)));
+}
+
+// ---- A tensor across the seam of two mapped chunks of one reservation (docs/design.md rule 10)
+// [vmm_reservation]. Cells [0, 32) are a reservation; chunks [0, 16) and [16, 32) are mapped into it.
+
+class sim_vmm_reservation : public sim_graph {
+ protected:
+  // A writer of cells 8..23 (its pointer argument in the first chunk) and a reader of cell 20
+  // (its pointer in the second): they share only memory across the seam. Whether the run matched
+  // serial execution, and whether the reader ran after the writer.
+  std::pair<bool, bool> run_across_the_seam() {
+    auto writer = make(big + 8, 16, small, {small});
+    auto reader = make(other, 1, big + 20, {big + 20});
+    EXPECT_EQ(run(writer), 0);
+    EXPECT_EQ(run(reader), 0);
+    const bool serial = static_cast<bool>(s.matches_serial());
+    return {serial, after(span(reader), span(writer))};
+  }
+};
+
+TEST_F(sim_vmm_reservation, kernels_across_the_seam_of_two_mapped_chunks_are_ordered) {
+  d.view.allocations.reserve(address_of(big), 32);
+  d.view.allocations.insert(address_of(big), 16);  // cuMemMap of each chunk
+  d.view.allocations.insert(address_of(big + 16), 16);
+  const auto [serial, ordered] = run_across_the_seam();
+  EXPECT_TRUE(serial);
+  EXPECT_TRUE(ordered);
+}
+
+TEST_F(sim_vmm_reservation, chunks_recorded_as_two_allocations_race_at_the_seam) {
+  // What the reservation prevents: each mapping its own allocation, the two kernels independent.
+  d.view.allocations.insert(address_of(big), 16);
+  d.view.allocations.insert(address_of(big + 16), 16);
+  const auto [serial, ordered] = run_across_the_seam();
+  EXPECT_FALSE(serial);
+  EXPECT_FALSE(ordered);
+}
+
+// ---- Results, then a flag, in pinned host memory that the host polls (docs/design.md rule 11)
+// [host_mapped]. Cells [48, 56) and [56, 64) are two pinned host allocations.
+
+class sim_host_mapped : public sim_graph {
+ protected:
+  sim_host_mapped() {
+    d.view.allocations.insert(address_of(other), 8, memory_kind::host);
+    d.view.allocations.insert(address_of(other + 8), 8, memory_kind::host);
+  }
+  // Results to host memory (reading `big`), then a flag to other host memory (reading `small`):
+  // nothing shared, so only the host order can keep the flag after the results.
+  bool flag_after_results() {
+    auto results = make(other, 8, big, {big});
+    auto flag = make(other + 8, 1, small, {small});
+    EXPECT_EQ(run(results), 0);
+    EXPECT_EQ(run(flag), 0);
+    EXPECT_TRUE(s.matches_serial());
+    return after(span(flag), span(results));
+  }
+};
+
+TEST_F(sim_host_mapped, a_flag_set_after_results_in_host_memory_is_set_after_them) {
+  d.options.order_host_mapped = true;  // ACS_HOST_MAPPED=ordered, the default
+  EXPECT_TRUE(flag_after_results());
+}
+
+TEST_F(sim_host_mapped, with_host_mapped_free_they_run_side_by_side) {
+  d.options.order_host_mapped = false;  // ACS_HOST_MAPPED=free
+  EXPECT_FALSE(flag_after_results());
+}
+
+TEST_F(sim_host_mapped, declared_footprints_on_host_memory_keep_their_order_too) {
+  d.options.order_host_mapped = true;
+  auto results = make(other, 8, big, {big});
+  auto flag = make(other + 8, 1, small, {small});
+  const acs_range r1[] = {cell_range(big, 1)}, w1[] = {cell_range(other, 8)};
+  const acs_range r2[] = {cell_range(small, 1)}, w2[] = {cell_range(other + 8, 1)};
+  ASSERT_EQ(acs_v1_next_launch(r1, 1, w1, 1, ACS_EXACT), ACS_OK);
+  ASSERT_EQ(run(results), 0);
+  ASSERT_EQ(acs_v1_next_launch(r2, 1, w2, 1, ACS_EXACT), ACS_OK);
+  ASSERT_EQ(run(flag), 0);
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(after(span(flag), span(results)));
+}
+
+TEST_F(sim_host_mapped, kernels_on_device_memory_stay_free) {
+  d.options.order_host_mapped = true;
+  auto first = make(big, 8, big + 8, {big + 8});
+  auto second = make(small, 8, small + 8, {small + 8});
+  ASSERT_EQ(run(first), 0);
+  ASSERT_EQ(run(second), 0);
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(sim::overlap(span(first), span(second)));
 }
 
 }  // namespace

@@ -142,6 +142,14 @@ __device__ inline unsigned long long global_ns() {
   return t;
 }
 
+// Busy-waits until the calling thread has spent `ns` nanoseconds here: a slow producer or a reader
+// that waits before it reads, so that a wrong reordering shows in the data.
+__device__ inline void spin_for(unsigned long long ns) {
+  const unsigned long long t0 = global_ns();
+  while (global_ns() - t0 < ns) {
+  }
+}
+
 // The work of one element: `iters` rounds of hashing seeded by everything read.
 __device__ inline std::uint32_t churn(std::uint32_t acc, int iters) {
   for (int k = 0; k < iters; ++k) acc = mix32(acc + static_cast<std::uint32_t>(k));

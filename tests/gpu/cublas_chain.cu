@@ -6,23 +6,12 @@
 // the same whatever reduction order cuBLAS picks (split-K included). Custom
 // kernels turn each product back into small integers through a hash of the
 // values: any reordering of a GEMM against its neighbours changes the output.
-#include <cublas_v2.h>
-
 #include <vector>
 
 #include "common.cuh"
+#include "cublas_check.cuh"
 
 using std::uint32_t;
-
-#define CUBLAS_CHECK(expr)                                                                                 \
-  do {                                                                                                     \
-    const cublasStatus_t st_ = (expr);                                                                     \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                                    \
-      std::fprintf(stderr, "FAILED: %s returned %s at %s:%d\n", #expr, cublasGetStatusName(st_), __FILE__, \
-                   __LINE__);                                                                              \
-      std::exit(1);                                                                                        \
-    }                                                                                                      \
-  } while (0)
 
 namespace {
 

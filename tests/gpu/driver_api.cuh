@@ -10,6 +10,18 @@
 
 namespace acs_test {
 
+// A driver function through the runtime; the program fails if the driver lacks it.
+inline void* driver_entry_point(const char* symbol, unsigned version) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+  ACS_CHECK(cudaGetDriverEntryPointByVersion(symbol, &p, version, cudaEnableDefault, &status));
+  if (status != cudaDriverEntryPointSuccess || p == nullptr) {
+    std::fprintf(stderr, "FAILED: driver entry point %s not found\n", symbol);
+    std::exit(1);
+  }
+  return p;
+}
+
 struct driver_api {
   PFN_cuLaunchKernel_v4000 launch_kernel = nullptr;
   PFN_cuLaunchKernelEx_v11060 launch_kernel_ex = nullptr;
@@ -33,16 +45,7 @@ struct driver_api {
   }
 
  private:
-  static void* resolve(const char* symbol, unsigned version) {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult status{};
-    ACS_CHECK(cudaGetDriverEntryPointByVersion(symbol, &p, version, cudaEnableDefault, &status));
-    if (status != cudaDriverEntryPointSuccess || p == nullptr) {
-      std::fprintf(stderr, "FAILED: driver entry point %s not found\n", symbol);
-      std::exit(1);
-    }
-    return p;
-  }
+  static void* resolve(const char* symbol, unsigned version) { return driver_entry_point(symbol, version); }
 };
 
 inline CUfunction cu_function(const void* kernel) {

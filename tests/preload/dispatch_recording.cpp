@@ -98,10 +98,22 @@ void capture_began(CUstream stream, CUstreamCaptureMode mode) noexcept {
 }
 void capture_ended(CUstream stream) noexcept { record(event(recorded::capture_ended, stream)); }
 bool capture_forbids_unsafe_calls() noexcept { return false; }
-void memory_allocated(CUdeviceptr base, std::size_t bytes) noexcept {
+void memory_allocated(CUdeviceptr base, std::size_t bytes, memory_kind kind) noexcept {
   recorded_event e = event(recorded::allocated);
   e.address = base;
   e.bytes = bytes;
+  e.detail = static_cast<int>(kind);
+  record(e);
+}
+void memory_reserved(CUdeviceptr base, std::size_t bytes) noexcept {
+  recorded_event e = event(recorded::reserved);
+  e.address = base;
+  e.bytes = bytes;
+  record(e);
+}
+void reservation_freed(CUdeviceptr base) noexcept {
+  recorded_event e = event(recorded::unreserved);
+  e.address = base;
   record(e);
 }
 void teardown_begins() noexcept {}

@@ -22,6 +22,8 @@ enum class recorded : int {
   conditions_change,    // launch_conditions_change_begins
   conditions_changed,   // launch_conditions_changed
   call_failed,          // detail: the status
+  reserved,             // memory_reserved: address, bytes
+  unreserved,           // reservation_freed: address
 };
 
 struct recorded_event {
@@ -31,9 +33,9 @@ struct recorded_event {
   int per_thread;          // default_stream::per_thread
   void* function;          // launch_request::function
   void** params;           // launch_request::params
-  std::uint64_t address;   // allocated / freed
-  std::uint64_t bytes;     // allocated
-  int detail;              // pass_reason, capture mode
+  std::uint64_t address;   // allocated / freed / reserved / unreserved
+  std::uint64_t bytes;     // allocated / reserved
+  int detail;              // pass_reason, capture mode, memory_kind (allocated)
   int nesting;             // hook depth seen inside the call (1: the outermost hook)
   int bracketed;           // barrier, launched_directly, synchronized: the matching
                            // stream_work_begins / stream_sync_begins came first, same stream

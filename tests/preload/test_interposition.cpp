@@ -338,6 +338,74 @@ TEST_F(Interposition, AllocationsAndFreesAreReported) {
   EXPECT_EQ(e[4].what, recorded::work_issued);  // a free waits for work acs may not have issued yet
 }
 
+// A virtual-memory reservation reaches the runtime as one (docs/design.md rule 10): reserved and
+// freed around the mappings, which are still reported as allocations inside it [vmm_reservation].
+class interposition_vmm_reservation : public Interposition {};
+
+TEST_F(interposition_vmm_reservation, reserve_maps_unmaps_and_free_each_reach_the_runtime) {
+  CUdeviceptr base = 0;
+  ASSERT_EQ(proc<PFN_cuMemAddressReserve_v10020>("cuMemAddressReserve", 12000)(&base, 4 << 20, 0, 0, 0), CUDA_SUCCESS);
+  const auto map = proc<PFN_cuMemMap_v10020>("cuMemMap", 12000);
+  ASSERT_EQ(map(base, 2 << 20, 0, 1, 0), CUDA_SUCCESS);
+  ASSERT_EQ(map(base + (2 << 20), 2 << 20, 0, 2, 0), CUDA_SUCCESS);
+  const auto unmap = proc<PFN_cuMemUnmap_v10020>("cuMemUnmap", 12000);
+  ASSERT_EQ(unmap(base, 2 << 20), CUDA_SUCCESS);
+  ASSERT_EQ(unmap(base + (2 << 20), 2 << 20), CUDA_SUCCESS);
+  ASSERT_EQ(proc<PFN_cuMemAddressFree_v10020>("cuMemAddressFree", 12000)(base, 4 << 20), CUDA_SUCCESS);
+  const auto e = events();
+  std::vector<recorded> what;
+  for (const auto& x : e) what.push_back(x.what);
+  EXPECT_EQ(what, (std::vector<recorded>{recorded::reserved, recorded::allocated, recorded::allocated, recorded::freed,
+                                         recorded::work_issued, recorded::freed, recorded::work_issued,
+                                         recorded::unreserved}));
+  ASSERT_EQ(e.size(), 8u);
+  EXPECT_EQ(e[0].address, base);
+  EXPECT_EQ(e[0].bytes, 4u << 20);
+  EXPECT_EQ(e[2].address, base + (2 << 20));
+  EXPECT_EQ(e[2].detail, static_cast<int>(acs::memory_kind::device));
+  EXPECT_EQ(e[7].address, base);
+  // The real functions ran, once each.
+  EXPECT_EQ(calls().size(), 6u);
+}
+
+TEST_F(interposition_vmm_reservation, the_exported_hooks_report_too_and_a_null_address_nothing) {
+  CUdeviceptr base = 0;
+  // Through dlsym, as a program linked against libcuda would call it: the hook, then the fake.
+  const auto reserve = lookup<PFN_cuMemAddressReserve_v10020>(RTLD_DEFAULT, "cuMemAddressReserve");
+  ASSERT_NE(reserve, nullptr);
+  ASSERT_EQ(reserve(&base, 1 << 20, 0, 0, 0), CUDA_SUCCESS);
+  EXPECT_EQ(events().size(), 1u);
+  reset();
+  ASSERT_EQ(lookup<PFN_cuMemAddressFree_v10020>(RTLD_DEFAULT, "cuMemAddressFree")(0, 0), CUDA_SUCCESS);
+  EXPECT_TRUE(events().empty());  // a null address names no reservation
+}
+
+// Pinned host memory is reported as such (docs/design.md rule 11) [host_mapped].
+class interposition_host_mapped : public Interposition {};
+
+TEST_F(interposition_host_mapped, host_allocations_and_registrations_are_host_memory) {
+  void* p = nullptr;
+  ASSERT_EQ(proc<PFN_cuMemHostAlloc_v2020>("cuMemHostAlloc", 12000)(&p, 4096, 0), CUDA_SUCCESS);
+  static char page[4096];
+  ASSERT_EQ(proc<PFN_cuMemHostRegister_v6050>("cuMemHostRegister", 12000)(page, sizeof page, 0), CUDA_SUCCESS);
+  void* q = nullptr;
+  ASSERT_EQ(cudaHostAlloc(&q, 8192, cudaHostAllocMapped), cudaSuccess);
+  ASSERT_EQ(cudaHostRegister(page, sizeof page, cudaHostRegisterMapped), cudaSuccess);
+  CUdeviceptr d = 0;
+  ASSERT_EQ(proc<PFN_cuMemAlloc_v3020>("cuMemAlloc", 12000)(&d, 64), CUDA_SUCCESS);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 5u);
+  const std::uint64_t addresses[] = {reinterpret_cast<std::uint64_t>(p), reinterpret_cast<std::uint64_t>(page),
+                                     reinterpret_cast<std::uint64_t>(q), reinterpret_cast<std::uint64_t>(page), d};
+  const std::uint64_t sizes[] = {4096, sizeof page, 8192, sizeof page, 64};
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    EXPECT_EQ(e[i].what, recorded::allocated) << i;
+    EXPECT_EQ(e[i].address, addresses[i]) << i;
+    EXPECT_EQ(e[i].bytes, sizes[i]) << i;
+    EXPECT_EQ(e[i].detail, static_cast<int>(i < 4 ? acs::memory_kind::host : acs::memory_kind::device)) << i;
+  }
+}
+
 TEST_F(Interposition, CodeLoadsAndUnloadsAreReportedWithTheirHandles) {
   static const char image[] = "an image";
   CUmodule m = nullptr;

@@ -102,11 +102,13 @@ TEST(allocation_map, neighbours_within_slack) {
   m.insert(base_a + 65536, 4096);
   const allocation_map::reader r(m);
   auto n = r.near(base_a + 4096, 16);  // one past the end of the first
-  EXPECT_EQ(n.below, (byte_range{base_a, base_a + 4095}));
+  ASSERT_TRUE(n.below.has_value());
+  EXPECT_EQ(n.below->range, (byte_range{base_a, base_a + 4095}));
   EXPECT_FALSE(n.above.has_value());
   n = r.near(base_a + 65536 - 8, 16);  // just below the second
   EXPECT_FALSE(n.below.has_value());
-  EXPECT_EQ(n.above, (byte_range{base_a + 65536, base_a + 65536 + 4095}));
+  ASSERT_TRUE(n.above.has_value());
+  EXPECT_EQ(n.above->range, (byte_range{base_a + 65536, base_a + 65536 + 4095}));
   n = r.near(base_a + 30000, 16);  // far from both
   EXPECT_FALSE(n.below.has_value());
   EXPECT_FALSE(n.above.has_value());
@@ -161,6 +163,88 @@ TEST(allocation_map, concurrent_lookups_and_changes) {
   threads[3].join();
   EXPECT_EQ(misses.load(), 0);
   EXPECT_EQ(m.size(), static_cast<std::size_t>(stable));
+}
+
+// ---- Virtual-memory reservations are the unit (docs/design.md rule 10) [vmm_reservation].
+
+constexpr std::uint64_t chunk = 2 << 20;  // a mapping granule
+
+TEST(allocation_map_vmm_reservation, chunks_mapped_into_a_reservation_are_one_allocation) {
+  allocation_map m;
+  m.reserve(base_a, 4 * chunk);
+  m.insert(base_a, chunk);  // cuMemMap of the first chunk
+  m.insert(base_a + chunk, chunk);
+  const byte_range whole{base_a, base_a + 4 * chunk - 1};
+  EXPECT_EQ(m.size(), 1u);
+  EXPECT_EQ(m.find(base_a), whole);
+  EXPECT_EQ(m.find(base_a + chunk - 1), whole);  // the seam: both sides are one allocation
+  EXPECT_EQ(m.find(base_a + chunk), whole);
+  EXPECT_EQ(m.find(base_a + 4 * chunk - 1), whole);  // not mapped yet: still the reservation
+}
+
+TEST(allocation_map_vmm_reservation, unmapping_keeps_the_reservation_until_it_is_freed) {
+  allocation_map m;
+  m.reserve(base_a, 2 * chunk);
+  m.insert(base_a, chunk);
+  EXPECT_FALSE(m.erase(base_a));  // cuMemUnmap
+  EXPECT_FALSE(m.erase(base_a + chunk));
+  EXPECT_EQ(m.find(base_a + 100), (byte_range{base_a, base_a + 2 * chunk - 1}));
+  m.insert(base_a + chunk, chunk);  // mapped again, another physical chunk
+  EXPECT_EQ(m.size(), 1u);
+  EXPECT_TRUE(m.unreserve(base_a));  // cuMemAddressFree
+  EXPECT_FALSE(m.find(base_a).has_value());
+  EXPECT_FALSE(m.unreserve(base_a));
+}
+
+TEST(allocation_map_vmm_reservation, a_reservation_replaces_what_it_overlaps_and_is_not_freed_as_memory) {
+  allocation_map m;
+  m.insert(base_a + chunk, 4096);  // a stale entry whose free was missed
+  m.reserve(base_a, 2 * chunk);
+  EXPECT_EQ(m.size(), 1u);
+  EXPECT_EQ(m.find(base_a + chunk), (byte_range{base_a, base_a + 2 * chunk - 1}));
+  // Plain allocations are not reservations: unreserve leaves them, erase drops them.
+  m.insert(base_b + 4 * chunk, 4096);
+  EXPECT_FALSE(m.unreserve(base_b + 4 * chunk));
+  EXPECT_TRUE(m.erase(base_b + 4 * chunk));
+}
+
+TEST(allocation_map_vmm_reservation, a_mapping_outside_every_reservation_is_an_allocation_of_its_own) {
+  allocation_map m;
+  m.reserve(base_a, chunk);
+  m.insert(base_b, chunk);  // no reservation seen for it
+  EXPECT_EQ(m.size(), 2u);
+  EXPECT_EQ(m.find(base_b), (byte_range{base_b, base_b + chunk - 1}));
+  EXPECT_TRUE(m.erase(base_b));
+  // A mapping that runs past the reservation's end is not inside it: recorded as before.
+  m.insert(base_a + chunk / 2, chunk);
+  EXPECT_EQ(m.find(base_a + chunk / 2), (byte_range{base_a + chunk / 2, base_a + chunk / 2 + chunk - 1}));
+}
+
+// ---- Pinned host memory is known as such (docs/design.md rule 11) [host_mapped].
+
+TEST(allocation_map_host_mapped, kinds_are_recorded_and_host_memory_is_counted) {
+  allocation_map m;
+  EXPECT_FALSE(m.holds_host_memory());
+  m.insert(base_a, 4096);
+  m.insert(base_b, 4096, memory_kind::host);
+  EXPECT_TRUE(m.holds_host_memory());
+  {
+    const allocation_map::reader r(m);
+    ASSERT_TRUE(r.find_allocation(base_a + 1).has_value());
+    EXPECT_EQ(r.find_allocation(base_a + 1)->kind, memory_kind::device);
+    ASSERT_TRUE(r.find_allocation(base_b + 1).has_value());
+    EXPECT_EQ(r.find_allocation(base_b + 1)->kind, memory_kind::host);
+    EXPECT_TRUE(r.touches_host({base_b + 100, base_b + 200}));
+    EXPECT_TRUE(r.touches_host({base_a, base_b}));  // spans both
+    EXPECT_FALSE(r.touches_host({base_a, base_a + 4095}));
+    EXPECT_FALSE(r.touches_host({base_b + 4096, base_b + 8191}));
+  }
+  EXPECT_TRUE(m.erase(base_b));
+  EXPECT_FALSE(m.holds_host_memory());
+  // Replaced by a device allocation over the same range: no longer host memory.
+  m.insert(base_b, 4096, memory_kind::host);
+  m.insert(base_b, 4096);
+  EXPECT_FALSE(m.holds_host_memory());
 }
 
 }  // namespace

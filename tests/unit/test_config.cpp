@@ -35,6 +35,8 @@ std::string setting(const config& c, const std::string& variable) {
   if (variable == "ACS_JOIN") return c.eager_join ? "eager" : "lazy";
   if (variable == "ACS_ISSUE_THREADS") return std::to_string(c.issue_threads);
   if (variable == "ACS_ISSUE") return c.issue_thread ? "thread" : "inline";
+  if (variable == "ACS_NO_PTX") return c.no_ptx == no_ptx_mode::everything ? "everything" : "arguments";
+  if (variable == "ACS_HOST_MAPPED") return c.host_mapped == host_mapped_mode::ordered ? "ordered" : "free";
   if (variable == "ACS_MERGE")
     return c.merge == chain_merge::adaptive ? "adaptive" : c.merge == chain_merge::always ? "always" : "never";
   ADD_FAILURE() << "no setting for " << variable;
@@ -54,6 +56,8 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_FALSE(c.stats);
   EXPECT_EQ(c.infer, infer_mode::alloc);
   EXPECT_TRUE(c.read_ptx);
+  EXPECT_EQ(c.no_ptx, no_ptx_mode::everything);
+  EXPECT_EQ(c.host_mapped, host_mapped_mode::ordered);
   EXPECT_FALSE(c.eager_join);
   EXPECT_EQ(c.merge, chain_merge::adaptive);
   EXPECT_TRUE(c.issue_thread);
@@ -71,6 +75,8 @@ TEST(config, valid_values_are_taken) {
                           {"ACS_STATS", "1"},
                           {"ACS_INFER", "off"},
                           {"ACS_PTX", "off"},
+                          {"ACS_NO_PTX", "Arguments"},
+                          {"ACS_HOST_MAPPED", " free "},
                           {"ACS_JOIN", "Eager"},
                           {"ACS_MERGE", " Never"},
                           {"ACS_ISSUE", "INLINE"},
@@ -87,6 +93,8 @@ TEST(config, valid_values_are_taken) {
   EXPECT_TRUE(c.stats);
   EXPECT_EQ(c.infer, infer_mode::off);
   EXPECT_FALSE(c.read_ptx);
+  EXPECT_EQ(c.no_ptx, no_ptx_mode::arguments);
+  EXPECT_EQ(c.host_mapped, host_mapped_mode::free);
   EXPECT_TRUE(c.eager_join);
   EXPECT_EQ(c.merge, chain_merge::never);
   EXPECT_FALSE(c.issue_thread);
@@ -187,7 +195,9 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_INFER", "on", "alloc"}, rejected{"ACS_JOIN", "early", "lazy"},
                     rejected{"ACS_JOIN", "1", "lazy"}, rejected{"ACS_MERGE", "sometimes", "adaptive"},
                     rejected{"ACS_ISSUE", "threads", "thread"}, rejected{"ACS_ISSUE_THREADS", "two", "2"},
-                    rejected{"ACS_PTX", "maybe", "1"}),
+                    rejected{"ACS_PTX", "maybe", "1"}, rejected{"ACS_NO_PTX", "args", "everything"},
+                    rejected{"ACS_NO_PTX", "0", "everything"}, rejected{"ACS_HOST_MAPPED", "unordered", "ordered"},
+                    rejected{"ACS_HOST_MAPPED", "1", "ordered"}),
     case_name);
 
 INSTANTIATE_TEST_SUITE_P(

@@ -4,12 +4,18 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <map>
 #include <set>
 #include <vector>
 
 #include "annotations/inferred/inference.hpp"
+#include "annotations/inferred/loaded_code.hpp"
+#include "annotations/inferred/ptx_writes.hpp"
 
 namespace acs::inference {
 namespace {
@@ -98,6 +104,7 @@ TEST_F(inference_test, nothing_written_through_arguments_or_device_variables_wri
   EXPECT_EQ(run(&layout, params), inference_result::no_allocation);
   EXPECT_TRUE(is_everything(out));
   layout[1].written_words = 1;
+  layout.code_read = true;
   layout.writes_globals = true;
   EXPECT_EQ(run(&layout, params), inference_result::global_writes);
   EXPECT_TRUE(is_everything(out));
@@ -110,7 +117,7 @@ TEST_F(inference_test, pointer_to_const_is_read_only_when_trusted) {
   address x = alloc_a, y = alloc_b;
   int n = 1;
   void* params[] = {&x, &y, &n};
-  ASSERT_EQ(infer(&const_then_mutable, params, nullptr, map, probe, out, true), inference_result::inferred);
+  ASSERT_EQ(infer(&const_then_mutable, params, nullptr, map, probe, out, {.trust_const = true}), inference_result::inferred);
   EXPECT_EQ(out.reads, (std::vector<byte_range>{range_a, range_b}));
   EXPECT_EQ(out.writes, (std::vector<byte_range>{range_b}));
 }
@@ -127,7 +134,7 @@ TEST_F(inference_test, an_allocation_also_reached_through_a_mutable_pointer_is_w
   address x = alloc_a, y = alloc_a + 64;
   int n = 1;
   void* params[] = {&x, &y, &n};
-  ASSERT_EQ(infer(&const_then_mutable, params, nullptr, map, probe, out, true), inference_result::inferred);
+  ASSERT_EQ(infer(&const_then_mutable, params, nullptr, map, probe, out, {.trust_const = true}), inference_result::inferred);
   EXPECT_EQ(out.reads, (std::vector<byte_range>{range_a}));
   EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
 }
@@ -136,7 +143,7 @@ TEST_F(inference_test, only_const_pointers_means_invisible_writes) {
   const param_layout two_const{{0, 8, param_kind::const_pointer}, {8, 8, param_kind::const_pointer}};
   address x = alloc_a, y = alloc_b;
   void* params[] = {&x, &y};
-  EXPECT_EQ(infer(&two_const, params, nullptr, map, probe, out, true), inference_result::no_allocation);
+  EXPECT_EQ(infer(&two_const, params, nullptr, map, probe, out, {.trust_const = true}), inference_result::no_allocation);
   EXPECT_TRUE(is_everything(out));
 }
 
@@ -195,6 +202,249 @@ TEST_F(inference_test, pointer_into_unseen_device_memory_conflicts_with_everythi
   EXPECT_EQ(run(&two_pointers_and_int, params), inference_result::unknown_pointer);
   EXPECT_TRUE(is_everything(out));
   EXPECT_EQ(probe.calls, 1);
+}
+
+// ---- What a kernel's code says beyond its arguments (docs/design.md rule 9) [pointer_table].
+
+class inference_pointer_table : public inference_test {};
+
+// (const Params* p, float* dst), as the PTX analysis would leave it.
+param_layout code_read_layout() {
+  param_layout layout{{0, 8}, {8, 8}};
+  layout.code_read = true;
+  layout[0].written_words = 0;  // p is only read
+  return layout;
+}
+
+TEST_F(inference_pointer_table, reading_through_loaded_pointers_reads_everything_and_writes_what_it_names) {
+  param_layout layout = code_read_layout();
+  layout.reads_anywhere = true;
+  address p = alloc_a, dst = alloc_b;
+  void* params[] = {&p, &dst};
+  ASSERT_EQ(run(&layout, params), inference_result::inferred);
+  EXPECT_EQ(out.reads, (std::vector<byte_range>{whole_address_space}));
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_b}));
+  // It conflicts with any writer, before or after it, and not with a reader.
+  access_set writer, reader;
+  writer.write(0x7f30'0000'0000, 64);
+  reader.read(0x7f30'0000'0000, 64);
+  EXPECT_TRUE(conflicts(writer, out));
+  EXPECT_TRUE(conflicts(out, writer));
+  EXPECT_FALSE(conflicts(reader, out));
+}
+
+TEST_F(inference_pointer_table, writing_through_loaded_pointers_is_everything) {
+  param_layout layout = code_read_layout();
+  layout.writes_anywhere = true;
+  address p = alloc_a, dst = alloc_b;
+  void* params[] = {&p, &dst};
+  EXPECT_EQ(run(&layout, params), inference_result::writes_anywhere);
+  EXPECT_TRUE(is_everything(out));
+}
+
+TEST_F(inference_pointer_table, a_kernel_whose_code_was_not_read_is_everything_when_code_is_required) {
+  const param_layout unread{{0, 8}, {8, 8}};  // no PTX: code_read stays false
+  address x = alloc_a, y = alloc_b;
+  void* params[] = {&x, &y};
+  // ACS_NO_PTX=everything (the default).
+  EXPECT_EQ(infer(&unread, params, nullptr, map, probe, out, {.code_required = true}), inference_result::no_code);
+  EXPECT_TRUE(is_everything(out));
+  // Without a layout either (an `extra` buffer scanned whole).
+  address words[2] = {alloc_a, alloc_b};
+  std::size_t size = sizeof words;
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, words, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+  EXPECT_EQ(infer(nullptr, nullptr, extra, map, probe, out, {.code_required = true}), inference_result::no_code);
+  EXPECT_TRUE(is_everything(out));
+  // ACS_NO_PTX=arguments: each pointer argument's allocation read and written.
+  ASSERT_EQ(infer(&unread, params, nullptr, map, probe, out, {.code_required = false}), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b}));
+  // Code read: its arguments show everything it touches.
+  const param_layout read = code_read_layout();
+  ASSERT_EQ(infer(&read, params, nullptr, map, probe, out, {.code_required = true}), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_b}));
+}
+
+class inference_texture_object : public inference_test {};
+
+TEST_F(inference_texture_object, a_kernel_using_textures_or_surfaces_is_everything) {
+  param_layout layout = code_read_layout();
+  layout.textures = true;
+  address tex = 1, y = alloc_b;  // a texture object is a small handle, in no allocation
+  void* params[] = {&tex, &y};
+  EXPECT_EQ(run(&layout, params), inference_result::textures);
+  EXPECT_TRUE(is_everything(out));
+}
+
+// ---- Kernels on pinned host memory keep their order (docs/design.md rule 11) [host_mapped].
+
+class inference_host_mapped : public inference_test {
+ protected:
+  static constexpr address host_a = 0x7f80'0000'0000, host_b = 0x7f80'0010'0000;
+  inference_host_mapped() {
+    map.insert(host_a, 4096, memory_kind::host);
+    map.insert(host_b, 4096, memory_kind::host);
+  }
+  static bool writes_token(const access_set& s) {
+    return std::find(s.writes.begin(), s.writes.end(), host_order_token) != s.writes.end();
+  }
+};
+
+TEST_F(inference_host_mapped, a_kernel_on_pinned_host_memory_writes_the_host_order_token) {
+  address results = host_a, in = alloc_a;
+  int n = 8;
+  void* params[] = {&results, &in, &n};
+  ASSERT_EQ(infer(&two_pointers_and_int, params, nullptr, map, probe, out, {.order_host_mapped = true}),
+            inference_result::inferred);
+  EXPECT_TRUE(writes_token(out));
+  const access_set results_kernel = out;
+  // A flag kernel on other host memory: they conflict through the token alone.
+  address flag = host_b, in2 = alloc_b;
+  void* params2[] = {&flag, &in2, &n};
+  ASSERT_EQ(infer(&two_pointers_and_int, params2, nullptr, map, probe, out, {.order_host_mapped = true}),
+            inference_result::inferred);
+  EXPECT_TRUE(writes_token(out));
+  EXPECT_TRUE(conflicts(results_kernel, out));
+  // With ACS_HOST_MAPPED=free, nothing ties them.
+  access_set free_results, free_flag;
+  ASSERT_EQ(infer(&two_pointers_and_int, params, nullptr, map, probe, free_results, {}), inference_result::inferred);
+  ASSERT_EQ(infer(&two_pointers_and_int, params2, nullptr, map, probe, free_flag, {}), inference_result::inferred);
+  EXPECT_FALSE(writes_token(free_results));
+  EXPECT_FALSE(conflicts(free_results, free_flag));
+}
+
+TEST_F(inference_host_mapped, kernels_on_device_memory_do_not_write_it_and_stay_free_of_host_kernels) {
+  address x = alloc_a, y = alloc_b;
+  int n = 8;
+  void* params[] = {&x, &y, &n};
+  ASSERT_EQ(infer(&two_pointers_and_int, params, nullptr, map, probe, out, {.order_host_mapped = true}),
+            inference_result::inferred);
+  EXPECT_FALSE(writes_token(out));
+  access_set host_kernel;
+  address h = host_a, z = alloc_a + 64;  // host memory and alloc_a
+  void* params2[] = {&h, &z, &n};
+  ASSERT_EQ(infer(&two_pointers_and_int, params2, nullptr, map, probe, host_kernel, {.order_host_mapped = true}),
+            inference_result::inferred);
+  access_set device_only;
+  address u = alloc_b + 8;
+  void* params3[] = {&u, &u, &n};
+  ASSERT_EQ(infer(&two_pointers_and_int, params3, nullptr, map, probe, device_only, {.order_host_mapped = true}),
+            inference_result::inferred);
+  EXPECT_FALSE(conflicts(host_kernel, device_only));
+}
+
+TEST_F(inference_host_mapped, a_pointer_just_past_host_memory_counts_as_touching_it) {
+  address end = host_a + 4096;  // one past the end: pointer arithmetic around it
+  int n = 8;
+  address in = alloc_a;
+  void* params[] = {&end, &in, &n};
+  ASSERT_EQ(infer(&two_pointers_and_int, params, nullptr, map, probe, out, {.order_host_mapped = true}),
+            inference_result::inferred);
+  EXPECT_TRUE(writes_token(out));
+}
+
+TEST_F(inference_host_mapped, declared_footprints_on_host_memory_get_the_token_once) {
+  access_set declared;
+  declared.read(host_b + 16, 4);
+  declared.write(alloc_a, 64);
+  order_host_memory(map, declared);
+  EXPECT_TRUE(writes_token(declared));
+  const std::size_t writes = declared.writes.size();
+  order_host_memory(map, declared);
+  EXPECT_EQ(declared.writes.size(), writes);
+  access_set device_only;
+  device_only.write(alloc_a, 64);
+  order_host_memory(map, device_only);
+  EXPECT_FALSE(writes_token(device_only));
+  access_set everything = access_set::everything();
+  order_host_memory(map, everything);
+  EXPECT_EQ(everything.writes.size(), 1u);  // conflicts with the token already
+}
+
+TEST_F(inference_host_mapped, the_token_lies_where_no_allocation_can) {
+  EXPECT_LT(host_order_token.last, min_pointer);
+  EXPECT_TRUE(overlaps(host_order_token, whole_address_space));
+}
+
+// ---- A reservation's mappings are one allocation (docs/design.md rule 10) [vmm_reservation].
+
+TEST_F(inference_test, vmm_reservation_arguments_on_either_side_of_a_seam_name_one_allocation) {
+  constexpr address reserved = 0x7f40'0000'0000;
+  constexpr std::uint64_t chunk = 2 << 20;
+  map.reserve(reserved, 2 * chunk);
+  map.insert(reserved, chunk);
+  map.insert(reserved + chunk, chunk);
+  address first = reserved + chunk - 256, second = reserved + chunk + 256;
+  int n = 8;
+  void* params[] = {&first, &first, &n};
+  ASSERT_EQ(run(&two_pointers_and_int, params), inference_result::inferred);
+  const access_set writer = out;
+  void* params2[] = {&second, &second, &n};
+  ASSERT_EQ(run(&two_pointers_and_int, params2), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{{reserved, reserved + 2 * chunk - 1}}));
+  EXPECT_TRUE(conflicts(writer, out));
+}
+
+// The analysis of real kernels (tests/data/ptx/tables.cu, textures.cu), applied to their layouts.
+class inference_from_ptx : public inference_test {
+ protected:
+  static constexpr address alloc_c = 0x7f10'0040'0000;
+  static constexpr byte_range range_c{alloc_c, alloc_c + 4095};
+  inference_from_ptx() { map.insert(alloc_c, 4096); }
+
+  static param_layout layout_of(const std::string& file, const std::string& kernel, param_layout layout) {
+    std::ifstream in(std::string(ACS_TEST_DATA_DIR) + "/ptx/" + file);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const kernel_writes& k : analyse_ptx(text)) {
+      if (k.name == kernel) {
+        EXPECT_TRUE(apply_writes(k, layout)) << kernel;
+      }
+    }
+    EXPECT_TRUE(layout.code_read) << kernel << " not found in " << file;
+    return layout;
+  }
+  inference_result run_required(const param_layout& layout, void* const* params) {
+    return infer(&layout, params, nullptr, map, probe, out, {.code_required = true});
+  }
+};
+
+TEST_F(inference_from_ptx, read_via_table_pointer_table_reads_everything) {
+  // read_via_table(const Params* p, float* dst): dst[i] = p->in[i], B in no argument.
+  const param_layout layout = layout_of("tables.ptx", "read_via_table", {{0, 8}, {8, 8}});
+  address p = alloc_a, dst = alloc_b;
+  void* params[] = {&p, &dst};
+  ASSERT_EQ(run_required(layout, params), inference_result::inferred);
+  EXPECT_EQ(out.reads, (std::vector<byte_range>{whole_address_space}));
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_b}));
+}
+
+TEST_F(inference_from_ptx, write_via_table_pointer_table_is_everything) {
+  // write_via_table(const uint64_t* tab, const float* x, int n): tab[0][i] = x[i].
+  const param_layout layout = layout_of("tables.ptx", "write_via_table", {{0, 8}, {8, 8}, {16, 4}});
+  address tab = alloc_a, x = alloc_b;
+  int n = 64;
+  void* params[] = {&tab, &x, &n};
+  EXPECT_EQ(run_required(layout, params), inference_result::writes_anywhere);
+  EXPECT_TRUE(is_everything(out));
+}
+
+TEST_F(inference_from_ptx, a_gather_through_32_bit_indices_is_precise) {
+  // gather(const float* in, const int* idx, float* out, int n): out[i] = in[idx[i]].
+  const param_layout layout = layout_of("tables.ptx", "gather", {{0, 8}, {8, 8}, {16, 8}, {24, 4}});
+  address in = alloc_a, idx = alloc_b, o = alloc_c;
+  int n = 64;
+  void* params[] = {&in, &idx, &o, &n};
+  ASSERT_EQ(run_required(layout, params), inference_result::inferred);
+  EXPECT_EQ(out.reads, (std::vector<byte_range>{range_a, range_b, range_c}));
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_c}));
+}
+
+TEST_F(inference_from_ptx, tex_linear_texture_object_is_everything) {
+  const param_layout layout = layout_of("textures.ptx", "tex_linear", {{0, 8}, {8, 8}, {16, 4}});
+  address tex = 1, y = alloc_b;
+  int n = 64;
+  void* params[] = {&tex, &y, &n};
+  EXPECT_EQ(run_required(layout, params), inference_result::textures);
+  EXPECT_TRUE(is_everything(out));
 }
 
 TEST_F(inference_test, plausible_scalar_the_driver_rejects_is_not_a_pointer) {

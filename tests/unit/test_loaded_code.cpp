@@ -143,6 +143,38 @@ TEST(loaded_code, device_variables_written_by_name_make_the_kernel_write_unseen_
   ASSERT_TRUE(apply_writes(indirect, other));
   EXPECT_FALSE(other.writes_globals);
   EXPECT_TRUE(other[0].may_write_at(0));
+  EXPECT_TRUE(other.writes_anywhere);  // and memory no argument shows: inference makes it everything
+}
+
+TEST(loaded_code_pointer_table, an_analysis_records_what_the_code_reaches_beyond_its_arguments) {
+  kernel_writes w;
+  w.param_bytes = {8, 8};
+  w.written_words = {{1, 0}};
+  param_layout layout{{0, 8}, {8, 8}};
+  EXPECT_FALSE(layout.code_read);  // a layout without an analysis: nothing known of its code
+  ASSERT_TRUE(apply_writes(w, layout));
+  EXPECT_TRUE(layout.code_read);
+  EXPECT_FALSE(layout.reads_anywhere || layout.writes_anywhere || layout.textures || layout.writes_globals);
+  w.reads_indirect = true;
+  ASSERT_TRUE(apply_writes(w, layout));
+  EXPECT_TRUE(layout.reads_anywhere);
+  EXPECT_FALSE(layout.writes_anywhere);
+  w.writes_indirect = true;
+  ASSERT_TRUE(apply_writes(w, layout));
+  EXPECT_TRUE(layout.writes_anywhere);
+  // An analysis that does not match leaves the layout unread.
+  param_layout other{{0, 8}};
+  EXPECT_FALSE(apply_writes(w, other));
+  EXPECT_FALSE(other.code_read);
+}
+
+TEST(loaded_code_texture_object, an_analysis_records_texture_use) {
+  kernel_writes w;
+  w.param_bytes = {8};
+  w.uses_textures = true;
+  param_layout layout{{0, 8}};
+  ASSERT_TRUE(apply_writes(w, layout));
+  EXPECT_TRUE(layout.textures);
 }
 
 TEST(loaded_code, merging_two_analyses_keeps_every_write) {
@@ -157,6 +189,21 @@ TEST(loaded_code, merging_two_analyses_keeps_every_write) {
   EXPECT_TRUE(m->writes_globals);
   b.param_bytes = {8};
   EXPECT_EQ(merge_writes(a, b), nullptr);
+}
+
+TEST(loaded_code_pointer_table, merging_two_analyses_keeps_indirect_reads_and_textures) {
+  kernel_writes a, b;
+  a.param_bytes = b.param_bytes = {8};
+  a.reads_indirect = true;
+  b.uses_textures = true;
+  const auto m = merge_writes(a, b);
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->reads_indirect);
+  EXPECT_TRUE(m->uses_textures);
+  const auto n = merge_writes(b, a);
+  ASSERT_NE(n, nullptr);
+  EXPECT_TRUE(n->reads_indirect);
+  EXPECT_TRUE(n->uses_textures);
 }
 
 }  // namespace

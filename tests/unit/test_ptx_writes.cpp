@@ -1,9 +1,13 @@
 // Tests of the PTX write analysis (annotations/inferred/ptx_writes.cpp). Most modules are real
-// nvcc output (CUDA 13.0, `nvcc -ptx -arch=sm_90`), embedded with the CUDA source they came from;
-// a few hand-written modules (each accepted by `ptxas -arch=sm_90`) reach shapes nvcc rarely emits.
+// nvcc output (CUDA 13.0, `nvcc -ptx -arch=sm_90`) of the CUDA sources beside them in
+// tests/data/ptx/; a few hand-written modules (hand.ptx, each accepted by `ptxas -arch=sm_90`)
+// reach shapes nvcc rarely emits.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,1354 +18,28 @@
 namespace acs::inference {
 namespace {
 
-/* CUDA source of kernels_ptx (nvcc -ptx -arch=sm_90 kernels.cu):
-#include <cassert>
-#include <cstdio>
-#include <cstdint>
-#include <cuda_pipeline.h>
-struct args { float* out; const float* in; int n; };
-struct table { float* ptrs[4]; unsigned char which[32]; };
-struct big_table { float* ptrs[8]; int sizes[8]; unsigned char which[64]; };
-__device__ float g_out[16];
-__device__ const args* volatile g_sink;
-__device__ __noinline__ void store_it(float* p, float v) { p[threadIdx.x] = v; }
-extern "C" {
-__global__ void axpy(const float* x, float* y, float a, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + y[i];
-}
-__global__ void by_struct(args a) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < a.n) a.out[i] = 2.0f * a.in[i];
-}
-__global__ void choose(float* a, float* b, const float* c, int sel) {
-  float* p = sel ? a : b;
-  p[threadIdx.x + 3] = c[threadIdx.x];
-}
-__global__ void int_as_pointer(const float* in, unsigned long long out_bits, int n) {
-  float* out = reinterpret_cast<float*>(out_bits) + 4;
-  int i = threadIdx.x;
-  if (i < n) out[i] = in[i];
-}
-__global__ void atomics(int* counter, const int* in) { atomicAdd(counter, in[threadIdx.x]); }
-__global__ void via_shared(float* p, const float* q) {
-  __shared__ float* sp[32];
-  sp[threadIdx.x] = p;
-  __syncthreads();
-  if (q[threadIdx.x] > 0.0f) sp[(threadIdx.x + 1) % 32][threadIdx.x] = 1.0f;
-}
-__global__ void scatter(float* out, const long long* idx, const float* in) {
-  out[idx[threadIdx.x]] = in[threadIdx.x];  // the index read from memory could reach any allocation
-}
-__global__ void through_memory(float** tbl, const float* in) { tbl[1][threadIdx.x] = in[threadIdx.x]; }
-__global__ void asm_store(float* p, const float* q) {
-  float v = q[threadIdx.x];
-  asm volatile("{ .reg .u64 t; add.u64 t, %0, 4; st.global.f32 [t], %1; }" ::"l"(p), "f"(v) : "memory");
-}
-__global__ void write_global(const float* q) { g_out[threadIdx.x] = q[threadIdx.x]; }
-__global__ void calls(float* p, const float* q) { store_it(p, q[threadIdx.x]); }
-__global__ void dynamic_index(table t, const float* q) {
-  float* p = t.ptrs[t.which[blockIdx.x] & 3];
-  p[threadIdx.x] = q[threadIdx.x];
-}
-__global__ void param_address(big_table t, const float* q) {
-  float* p = t.ptrs[t.which[blockIdx.x]];
-  p[threadIdx.x] = q[threadIdx.x];
-}
-__global__ void grid_constant(const __grid_constant__ args a, float* out) {
-  g_sink = &a;  // the parameter's address escapes
-  out[threadIdx.x] = a.in[threadIdx.x];
-}
-__global__ void textures(cudaTextureObject_t tex, cudaSurfaceObject_t surf, float* out) {
-  float v = tex1Dfetch<float>(tex, threadIdx.x);
-  surf1Dwrite(v, surf, threadIdx.x * 4);
-  out[threadIdx.x] = v;
-}
-__global__ void async_copy(const float* in, float* out) {
-  __shared__ float tile[128];
-  __pipeline_memcpy_async(&tile[threadIdx.x], &in[threadIdx.x], sizeof(float));
-  __pipeline_commit();
-  __pipeline_wait_prior(0);
-  __syncthreads();
-  out[threadIdx.x] = tile[127 - threadIdx.x];
-}
-__global__ void rotate(float* out, const float* in, int n) {
-  __shared__ float s1[64], s2[64];
-  float* a = s1;
-  float* b = s2;
-  float* c = out;
-  for (int i = 0; i < n; ++i) {
-    a[threadIdx.x] = in[i];
-    float* t = a;
-    a = b;
-    b = c;
-    c = t;
+// The fixtures, read once: nvcc output and hand-written modules (tests/data/ptx/README.md).
+const std::string& fixture(const std::string& name) {
+  static std::map<std::string, std::string> loaded;
+  auto [it, fresh] = loaded.try_emplace(name);
+  if (fresh) {
+    std::ifstream in(std::string(ACS_TEST_DATA_DIR) + "/ptx/" + name, std::ios::binary);
+    EXPECT_TRUE(in.good()) << name;
+    it->second.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-}
-__global__ void prints_value(const float* q) { printf("%f\n", q[threadIdx.x]); }
-__global__ void prints_pointer(float* p, const float* q) { printf("%p %f\n", p, q[0]); }
-__global__ void asserts(const float* in, float* out, int n) {
-  assert(n > 0 && in != out);
-  out[threadIdx.x] = in[threadIdx.x];
-}
-}
-template <class T> __global__ void scale(const T* in, T* out, T s) { out[threadIdx.x] = s * in[threadIdx.x]; }
-template __global__ void scale<float>(const float*, float*, float);
-template __global__ void scale<double>(const double*, double*, double);
-*/
-constexpr std::string_view kernels_ptx = R"ptx(//
-// Generated by NVIDIA NVVM Compiler
-//
-// Compiler Build ID: CL-36424714
-// Cuda compilation tools, release 13.0, V13.0.88
-// Based on NVVM 7.0.1
-//
-
-.version 9.0
-.target sm_90
-.address_size 64
-
-.extern .func  (.param .b32 func_retval0) vprintf
-(
-	.param .b64 vprintf_param_0,
-	.param .b64 vprintf_param_1
-)
-;
-.extern .func __assertfail
-(
-	.param .b64 __assertfail_param_0,
-	.param .b64 __assertfail_param_1,
-	.param .b32 __assertfail_param_2,
-	.param .b64 __assertfail_param_3,
-	.param .b64 __assertfail_param_4
-)
-;
-.global .align 4 .b8 g_out[64];
-.global .align 8 .u64 g_sink;
-// _ZZ10via_sharedE2sp has been demoted
-// _ZZ10async_copyE4tile has been demoted
-// _ZZ6rotateE2s1 has been demoted
-// _ZZ6rotateE2s2 has been demoted
-.global .align 1 .b8 __unnamed_1[42] = {118, 111, 105, 100, 32, 97, 115, 115, 101, 114, 116, 115, 40, 99, 111, 110, 115, 116, 32, 102, 108, 111, 97, 116, 32, 42, 44, 32, 102, 108, 111, 97, 116, 32, 42, 44, 32, 105, 110, 116, 41};
-.global .align 1 .b8 $str[4] = {37, 102, 10};
-.global .align 1 .b8 $str$1[7] = {37, 112, 32, 37, 102, 10};
-.global .align 1 .b8 $str$2[19] = {110, 32, 62, 32, 48, 32, 38, 38, 32, 105, 110, 32, 33, 61, 32, 111, 117, 116};
-.global .align 1 .b8 $str$3[11] = {107, 101, 114, 110, 101, 108, 115, 46, 99, 117};
-
-.func _Z8store_itPff(
-	.param .b64 _Z8store_itPff_param_0,
-	.param .b32 _Z8store_itPff_param_1
-)
-{
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<2>;
-	.reg .b64 	%rd<5>;
-
-
-	ld.param.u64 	%rd1, [_Z8store_itPff_param_0];
-	ld.param.f32 	%f1, [_Z8store_itPff_param_1];
-	cvta.to.global.u64 	%rd2, %rd1;
-	mov.u32 	%r1, %tid.x;
-	mul.wide.u32 	%rd3, %r1, 4;
-	add.s64 	%rd4, %rd2, %rd3;
-	st.global.f32 	[%rd4], %f1;
-	ret;
-
-}
-	// .globl	axpy
-.visible .entry axpy(
-	.param .u64 axpy_param_0,
-	.param .u64 axpy_param_1,
-	.param .f32 axpy_param_2,
-	.param .u32 axpy_param_3
-)
-{
-	.reg .pred 	%p<2>;
-	.reg .f32 	%f<5>;
-	.reg .b32 	%r<6>;
-	.reg .b64 	%rd<8>;
-
-
-	ld.param.u64 	%rd1, [axpy_param_0];
-	ld.param.u64 	%rd2, [axpy_param_1];
-	ld.param.f32 	%f1, [axpy_param_2];
-	ld.param.u32 	%r2, [axpy_param_3];
-	mov.u32 	%r3, %ctaid.x;
-	mov.u32 	%r4, %ntid.x;
-	mov.u32 	%r5, %tid.x;
-	mad.lo.s32 	%r1, %r3, %r4, %r5;
-	setp.ge.s32 	%p1, %r1, %r2;
-	@%p1 bra 	$L__BB1_2;
-
-	cvta.to.global.u64 	%rd3, %rd2;
-	cvta.to.global.u64 	%rd4, %rd1;
-	mul.wide.s32 	%rd5, %r1, 4;
-	add.s64 	%rd6, %rd4, %rd5;
-	ld.global.f32 	%f2, [%rd6];
-	add.s64 	%rd7, %rd3, %rd5;
-	ld.global.f32 	%f3, [%rd7];
-	fma.rn.f32 	%f4, %f2, %f1, %f3;
-	st.global.f32 	[%rd7], %f4;
-
-$L__BB1_2:
-	ret;
-
-}
-	// .globl	by_struct
-.visible .entry by_struct(
-	.param .align 8 .b8 by_struct_param_0[24]
-)
-{
-	.reg .pred 	%p<2>;
-	.reg .b16 	%rs<9>;
-	.reg .f32 	%f<3>;
-	.reg .b32 	%r<6>;
-	.reg .b64 	%rd<8>;
-
-
-	ld.param.u32 	%r2, [by_struct_param_0+16];
-	ld.param.u64 	%rd2, [by_struct_param_0+8];
-	ld.param.u64 	%rd1, [by_struct_param_0];
-	mov.u32 	%r3, %ntid.x;
-	mov.u32 	%r4, %ctaid.x;
-	mov.u32 	%r5, %tid.x;
-	mad.lo.s32 	%r1, %r4, %r3, %r5;
-	setp.ge.s32 	%p1, %r1, %r2;
-	@%p1 bra 	$L__BB2_2;
-
-	cvta.to.global.u64 	%rd3, %rd2;
-	cvta.to.global.u64 	%rd4, %rd1;
-	mul.wide.s32 	%rd5, %r1, 4;
-	add.s64 	%rd6, %rd3, %rd5;
-	ld.global.f32 	%f1, [%rd6];
-	add.f32 	%f2, %f1, %f1;
-	add.s64 	%rd7, %rd4, %rd5;
-	st.global.f32 	[%rd7], %f2;
-
-$L__BB2_2:
-	ret;
-
-}
-	// .globl	choose
-.visible .entry choose(
-	.param .u64 choose_param_0,
-	.param .u64 choose_param_1,
-	.param .u64 choose_param_2,
-	.param .u32 choose_param_3
-)
-{
-	.reg .pred 	%p<2>;
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<4>;
-	.reg .b64 	%rd<11>;
-
-
-	ld.param.u64 	%rd1, [choose_param_0];
-	ld.param.u64 	%rd2, [choose_param_1];
-	ld.param.u64 	%rd3, [choose_param_2];
-	ld.param.u32 	%r1, [choose_param_3];
-	cvta.to.global.u64 	%rd4, %rd3;
-	setp.eq.s32 	%p1, %r1, 0;
-	selp.b64 	%rd5, %rd2, %rd1, %p1;
-	cvta.to.global.u64 	%rd6, %rd5;
-	mov.u32 	%r2, %tid.x;
-	mul.wide.u32 	%rd7, %r2, 4;
-	add.s64 	%rd8, %rd4, %rd7;
-	ld.global.f32 	%f1, [%rd8];
-	add.s32 	%r3, %r2, 3;
-	mul.wide.u32 	%rd9, %r3, 4;
-	add.s64 	%rd10, %rd6, %rd9;
-	st.global.f32 	[%rd10], %f1;
-	ret;
-
-}
-	// .globl	int_as_pointer
-.visible .entry int_as_pointer(
-	.param .u64 int_as_pointer_param_0,
-	.param .u64 int_as_pointer_param_1,
-	.param .u32 int_as_pointer_param_2
-)
-{
-	.reg .pred 	%p<2>;
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<3>;
-	.reg .b64 	%rd<8>;
-
-
-	ld.param.u64 	%rd1, [int_as_pointer_param_0];
-	ld.param.u64 	%rd2, [int_as_pointer_param_1];
-	ld.param.u32 	%r2, [int_as_pointer_param_2];
-	mov.u32 	%r1, %tid.x;
-	setp.ge.s32 	%p1, %r1, %r2;
-	@%p1 bra 	$L__BB4_2;
-
-	cvta.to.global.u64 	%rd3, %rd1;
-	cvta.to.global.u64 	%rd4, %rd2;
-	mul.wide.s32 	%rd5, %r1, 4;
-	add.s64 	%rd6, %rd3, %rd5;
-	ld.global.f32 	%f1, [%rd6];
-	add.s64 	%rd7, %rd4, %rd5;
-	st.global.f32 	[%rd7+16], %f1;
-
-$L__BB4_2:
-	ret;
-
-}
-	// .globl	atomics
-.visible .entry atomics(
-	.param .u64 atomics_param_0,
-	.param .u64 atomics_param_1
-)
-{
-	.reg .b32 	%r<4>;
-	.reg .b64 	%rd<7>;
-
-
-	ld.param.u64 	%rd1, [atomics_param_0];
-	ld.param.u64 	%rd2, [atomics_param_1];
-	cvta.to.global.u64 	%rd3, %rd1;
-	cvta.to.global.u64 	%rd4, %rd2;
-	mov.u32 	%r1, %tid.x;
-	mul.wide.u32 	%rd5, %r1, 4;
-	add.s64 	%rd6, %rd4, %rd5;
-	ld.global.u32 	%r2, [%rd6];
-	atom.global.add.u32 	%r3, [%rd3], %r2;
-	ret;
-
-}
-	// .globl	via_shared
-.visible .entry via_shared(
-	.param .u64 via_shared_param_0,
-	.param .u64 via_shared_param_1
-)
-{
-	.reg .pred 	%p<2>;
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<12>;
-	.reg .b64 	%rd<10>;
-	// demoted variable
-	.shared .align 8 .b8 _ZZ10via_sharedE2sp[256];
-
-	ld.param.u64 	%rd2, [via_shared_param_0];
-	ld.param.u64 	%rd3, [via_shared_param_1];
-	cvta.to.global.u64 	%rd4, %rd3;
-	mov.u32 	%r1, %tid.x;
-	shl.b32 	%r2, %r1, 3;
-	mov.u32 	%r3, _ZZ10via_sharedE2sp;
-	add.s32 	%r4, %r3, %r2;
-	st.shared.u64 	[%r4], %rd2;
-	bar.sync 	0;
-	cvt.u64.u32 	%rd1, %r1;
-	mul.wide.u32 	%rd5, %r1, 4;
-	add.s64 	%rd6, %rd4, %rd5;
-	ld.global.f32 	%f1, [%rd6];
-	setp.leu.f32 	%p1, %f1, 0f00000000;
-	@%p1 bra 	$L__BB6_2;
-
-	cvt.u32.u64 	%r5, %rd1;
-	shl.b32 	%r6, %r5, 3;
-	add.s32 	%r7, %r6, 8;
-	and.b32  	%r8, %r7, 248;
-	add.s32 	%r10, %r3, %r8;
-	ld.shared.u64 	%rd7, [%r10];
-	shl.b64 	%rd8, %rd1, 2;
-	add.s64 	%rd9, %rd7, %rd8;
-	mov.u32 	%r11, 1065353216;
-	st.u32 	[%rd9], %r11;
-
-$L__BB6_2:
-	ret;
-
-}
-	// .globl	scatter
-.visible .entry scatter(
-	.param .u64 scatter_param_0,
-	.param .u64 scatter_param_1,
-	.param .u64 scatter_param_2
-)
-{
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<2>;
-	.reg .b64 	%rd<14>;
-
-
-	ld.param.u64 	%rd1, [scatter_param_0];
-	ld.param.u64 	%rd2, [scatter_param_1];
-	ld.param.u64 	%rd3, [scatter_param_2];
-	cvta.to.global.u64 	%rd4, %rd1;
-	cvta.to.global.u64 	%rd5, %rd2;
-	cvta.to.global.u64 	%rd6, %rd3;
-	mov.u32 	%r1, %tid.x;
-	mul.wide.u32 	%rd7, %r1, 4;
-	add.s64 	%rd8, %rd6, %rd7;
-	ld.global.f32 	%f1, [%rd8];
-	mul.wide.u32 	%rd9, %r1, 8;
-	add.s64 	%rd10, %rd5, %rd9;
-	ld.global.u64 	%rd11, [%rd10];
-	shl.b64 	%rd12, %rd11, 2;
-	add.s64 	%rd13, %rd4, %rd12;
-	st.global.f32 	[%rd13], %f1;
-	ret;
-
-}
-	// .globl	through_memory
-.visible .entry through_memory(
-	.param .u64 through_memory_param_0,
-	.param .u64 through_memory_param_1
-)
-{
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<2>;
-	.reg .b64 	%rd<10>;
-
-
-	ld.param.u64 	%rd1, [through_memory_param_0];
-	ld.param.u64 	%rd2, [through_memory_param_1];
-	cvta.to.global.u64 	%rd3, %rd1;
-	cvta.to.global.u64 	%rd4, %rd2;
-	mov.u32 	%r1, %tid.x;
-	mul.wide.u32 	%rd5, %r1, 4;
-	add.s64 	%rd6, %rd4, %rd5;
-	ld.global.f32 	%f1, [%rd6];
-	ld.global.u64 	%rd7, [%rd3+8];
-	cvta.to.global.u64 	%rd8, %rd7;
-	add.s64 	%rd9, %rd8, %rd5;
-	st.global.f32 	[%rd9], %f1;
-	ret;
-
-}
-	// .globl	asm_store
-.visible .entry asm_store(
-	.param .u64 asm_store_param_0,
-	.param .u64 asm_store_param_1
-)
-{
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<2>;
-	.reg .b64 	%rd<6>;
-
-
-	ld.param.u64 	%rd1, [asm_store_param_0];
-	ld.param.u64 	%rd2, [asm_store_param_1];
-	cvta.to.global.u64 	%rd3, %rd2;
-	mov.u32 	%r1, %tid.x;
-	mul.wide.u32 	%rd4, %r1, 4;
-	add.s64 	%rd5, %rd3, %rd4;
-	ld.global.f32 	%f1, [%rd5];
-	// begin inline asm
-	{ .reg .u64 t; add.u64 t, %rd1, 4; st.global.f32 [t], %f1; }
-	// end inline asm
-	ret;
-
-}
-	// .globl	write_global
-.visible .entry write_global(
-	.param .u64 write_global_param_0
-)
-{
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<2>;
-	.reg .b64 	%rd<7>;
-
-
-	ld.param.u64 	%rd1, [write_global_param_0];
-	cvta.to.global.u64 	%rd2, %rd1;
-	mov.u32 	%r1, %tid.x;
-	mul.wide.u32 	%rd3, %r1, 4;
-	add.s64 	%rd4, %rd2, %rd3;
-	ld.global.f32 	%f1, [%rd4];
-	mov.u64 	%rd5, g_out;
-	add.s64 	%rd6, %rd5, %rd3;
-	st.global.f32 	[%rd6], %f1;
-	ret;
-
-}
-	// .globl	calls
-.visible .entry calls(
-	.param .u64 calls_param_0,
-	.param .u64 calls_param_1
-)
-{
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<2>;
-	.reg .b64 	%rd<6>;
-
-
-	ld.param.u64 	%rd1, [calls_param_0];
-	ld.param.u64 	%rd2, [calls_param_1];
-	cvta.to.global.u64 	%rd3, %rd2;
-	mov.u32 	%r1, %tid.x;
-	mul.wide.u32 	%rd4, %r1, 4;
-	add.s64 	%rd5, %rd3, %rd4;
-	ld.global.f32 	%f1, [%rd5];
-	{ // callseq 0, 0
-	.reg .b32 temp_param_reg;
-	.param .b64 param0;
-	st.param.b64 	[param0+0], %rd1;
-	.param .b32 param1;
-	st.param.f32 	[param1+0], %f1;
-	call.uni 
-	_Z8store_itPff, 
-	(
-	param0, 
-	param1
-	);
-	} // callseq 0
-	ret;
-
-}
-	// .globl	dynamic_index
-.visible .entry dynamic_index(
-	.param .align 8 .b8 dynamic_index_param_0[64],
-	.param .u64 dynamic_index_param_1
-)
-{
-	.local .align 8 .b8 	__local_depot12[64];
-	.reg .b64 	%SP;
-	.reg .b64 	%SPL;
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<11>;
-	.reg .b64 	%rd<20>;
-
-
-	mov.u64 	%SPL, __local_depot12;
-	ld.param.u64 	%rd1, [dynamic_index_param_1];
-	cvta.to.global.u64 	%rd2, %rd1;
-	add.u64 	%rd4, %SPL, 0;
-	ld.param.u64 	%rd5, [dynamic_index_param_0+24];
-	ld.param.u64 	%rd6, [dynamic_index_param_0+16];
-	ld.param.u64 	%rd7, [dynamic_index_param_0+8];
-	ld.param.u64 	%rd8, [dynamic_index_param_0];
-	st.local.u64 	[%rd4], %rd8;
-	st.local.u64 	[%rd4+8], %rd7;
-	st.local.u64 	[%rd4+16], %rd6;
-	st.local.u64 	[%rd4+24], %rd5;
-	add.s64 	%rd9, %rd4, 32;
-	ld.param.u32 	%r1, [dynamic_index_param_0+36];
-	ld.param.u32 	%r2, [dynamic_index_param_0+32];
-	st.local.v2.u32 	[%rd4+32], {%r2, %r1};
-	ld.param.u32 	%r3, [dynamic_index_param_0+44];
-	ld.param.u32 	%r4, [dynamic_index_param_0+40];
-	st.local.v2.u32 	[%rd4+40], {%r4, %r3};
-	ld.param.u32 	%r5, [dynamic_index_param_0+52];
-	ld.param.u32 	%r6, [dynamic_index_param_0+48];
-	st.local.v2.u32 	[%rd4+48], {%r6, %r5};
-	ld.param.u32 	%r7, [dynamic_index_param_0+60];
-	ld.param.u32 	%r8, [dynamic_index_param_0+56];
-	st.local.v2.u32 	[%rd4+56], {%r8, %r7};
-	mov.u32 	%r9, %ctaid.x;
-	cvt.u64.u32 	%rd10, %r9;
-	add.s64 	%rd11, %rd9, %rd10;
-	ld.local.u8 	%rd12, [%rd11];
-	shl.b64 	%rd13, %rd12, 3;
-	and.b64  	%rd14, %rd13, 24;
-	add.s64 	%rd15, %rd4, %rd14;
-	ld.local.u64 	%rd16, [%rd15];
-	mov.u32 	%r10, %tid.x;
-	mul.wide.u32 	%rd17, %r10, 4;
-	add.s64 	%rd18, %rd2, %rd17;
-	ld.global.f32 	%f1, [%rd18];
-	add.s64 	%rd19, %rd16, %rd17;
-	st.f32 	[%rd19], %f1;
-	ret;
-
-}
-	// .globl	param_address
-.visible .entry param_address(
-	.param .align 8 .b8 param_address_param_0[160],
-	.param .u64 param_address_param_1
-)
-{
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<4>;
-	.reg .b64 	%rd<14>;
-
-
-	mov.b64 	%rd1, param_address_param_0;
-	ld.param.u64 	%rd2, [param_address_param_1];
-	cvta.to.global.u64 	%rd4, %rd2;
-	mov.u32 	%r1, %ctaid.x;
-	cvt.u64.u32 	%rd5, %r1;
-	add.s64 	%rd6, %rd1, %rd5;
-	ld.param.u8 	%r2, [%rd6+96];
-	mul.wide.u32 	%rd7, %r2, 8;
-	add.s64 	%rd8, %rd1, %rd7;
-	ld.param.u64 	%rd9, [%rd8];
-	cvta.to.global.u64 	%rd10, %rd9;
-	mov.u32 	%r3, %tid.x;
-	mul.wide.u32 	%rd11, %r3, 4;
-	add.s64 	%rd12, %rd4, %rd11;
-	ld.global.f32 	%f1, [%rd12];
-	add.s64 	%rd13, %rd10, %rd11;
-	st.global.f32 	[%rd13], %f1;
-	ret;
-
-}
-	// .globl	grid_constant
-.visible .entry grid_constant(
-	.param .align 8 .b8 grid_constant_param_0[24],
-	.param .u64 grid_constant_param_1
-)
-{
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<2>;
-	.reg .b64 	%rd<11>;
-
-
-	mov.b64 	%rd1, grid_constant_param_0;
-	ld.param.u64 	%rd2, [grid_constant_param_1];
-	cvta.to.global.u64 	%rd4, %rd2;
-	cvta.param.u64 	%rd5, %rd1;
-	st.volatile.global.u64 	[g_sink], %rd5;
-	ld.param.u64 	%rd6, [grid_constant_param_0+8];
-	cvta.to.global.u64 	%rd7, %rd6;
-	mov.u32 	%r1, %tid.x;
-	mul.wide.u32 	%rd8, %r1, 4;
-	add.s64 	%rd9, %rd7, %rd8;
-	ld.global.f32 	%f1, [%rd9];
-	add.s64 	%rd10, %rd4, %rd8;
-	st.global.f32 	[%rd10], %f1;
-	ret;
-
-}
-	// .globl	textures
-.visible .entry textures(
-	.param .u64 textures_param_0,
-	.param .u64 textures_param_1,
-	.param .u64 textures_param_2
-)
-{
-	.reg .f32 	%f<5>;
-	.reg .b32 	%r<4>;
-	.reg .b64 	%rd<7>;
-
-
-	ld.param.u64 	%rd1, [textures_param_0];
-	ld.param.u64 	%rd2, [textures_param_1];
-	ld.param.u64 	%rd3, [textures_param_2];
-	mov.u32 	%r1, %tid.x;
-	tex.1d.v4.f32.s32 	{%f1, %f2, %f3, %f4}, [%rd1, {%r1}];
-	shl.b32 	%r2, %r1, 2;
-	mov.b32 	%r3, %f1;
-	sust.b.1d.b32.trap 	[%rd2, {%r2}], {%r3};
-	cvta.to.global.u64 	%rd4, %rd3;
-	mul.wide.u32 	%rd5, %r1, 4;
-	add.s64 	%rd6, %rd4, %rd5;
-	st.global.f32 	[%rd6], %f1;
-	ret;
-
-}
-	// .globl	async_copy
-.visible .entry async_copy(
-	.param .u64 async_copy_param_0,
-	.param .u64 async_copy_param_1
-)
-{
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<9>;
-	.reg .b64 	%rd<7>;
-	// demoted variable
-	.shared .align 4 .b8 _ZZ10async_copyE4tile[512];
-
-	ld.param.u64 	%rd2, [async_copy_param_0];
-	ld.param.u64 	%rd3, [async_copy_param_1];
-	cvta.to.global.u64 	%rd4, %rd3;
-	mov.u32 	%r2, %tid.x;
-	mul.wide.u32 	%rd5, %r2, 4;
-	add.s64 	%rd1, %rd2, %rd5;
-	shl.b32 	%r3, %r2, 2;
-	mov.u32 	%r4, _ZZ10async_copyE4tile;
-	add.s32 	%r1, %r4, %r3;
-	// begin inline asm
-	cp.async.ca.shared.global [%r1], [%rd1], 4, 4;
-	// end inline asm
-	// begin inline asm
-	cp.async.commit_group;
-	// end inline asm
-	// begin inline asm
-	cp.async.wait_group 0;
-	// end inline asm
-	bar.sync 	0;
-	mov.u32 	%r5, 127;
-	sub.s32 	%r6, %r5, %r2;
-	shl.b32 	%r7, %r6, 2;
-	add.s32 	%r8, %r4, %r7;
-	ld.shared.f32 	%f1, [%r8];
-	add.s64 	%rd6, %rd4, %rd5;
-	st.global.f32 	[%rd6], %f1;
-	ret;
-
-}
-	// .globl	rotate
-.visible .entry rotate(
-	.param .u64 rotate_param_0,
-	.param .u64 rotate_param_1,
-	.param .u32 rotate_param_2
-)
-{
-	.reg .pred 	%p<6>;
-	.reg .f32 	%f<6>;
-	.reg .b32 	%r<23>;
-	.reg .b64 	%rd<41>;
-	// demoted variable
-	.shared .align 4 .b8 _ZZ6rotateE2s1[256];
-	// demoted variable
-	.shared .align 4 .b8 _ZZ6rotateE2s2[256];
-
-	ld.param.u64 	%rd38, [rotate_param_0];
-	ld.param.u64 	%rd18, [rotate_param_1];
-	ld.param.u32 	%r10, [rotate_param_2];
-	cvta.to.global.u64 	%rd1, %rd18;
-	setp.lt.s32 	%p1, %r10, 1;
-	@%p1 bra 	$L__BB17_7;
-
-	mov.u32 	%r12, %tid.x;
-	cvt.u64.u32 	%rd2, %r12;
-	and.b32  	%r22, %r10, 3;
-	add.s32 	%r13, %r10, -1;
-	mov.u32 	%r14, _ZZ6rotateE2s1;
-	{ .reg .b64 %tmp;
-	  cvt.u64.u32 	%tmp, %r14;
-	  cvta.shared.u64 	%rd36, %tmp; }
-	mov.u32 	%r15, _ZZ6rotateE2s2;
-	{ .reg .b64 %tmp;
-	  cvt.u64.u32 	%tmp, %r15;
-	  cvta.shared.u64 	%rd35, %tmp; }
-	setp.lt.u32 	%p2, %r13, 3;
-	mov.u32 	%r21, 0;
-	@%p2 bra 	$L__BB17_4;
-
-	sub.s32 	%r20, %r10, %r22;
-	{ .reg .b64 %tmp;
-	  cvt.u64.u32 	%tmp, %r14;
-	  cvta.shared.u64 	%rd36, %tmp; }
-	{ .reg .b64 %tmp;
-	  cvt.u64.u32 	%tmp, %r15;
-	  cvta.shared.u64 	%rd35, %tmp; }
-	mov.u32 	%r21, 0;
-	mov.u64 	%rd30, %rd1;
-	mov.u64 	%rd31, %rd38;
-
-$L__BB17_3:
-	mov.u64 	%rd38, %rd36;
-	mov.u64 	%rd36, %rd35;
-	mov.u64 	%rd35, %rd31;
-	ld.global.f32 	%f1, [%rd30];
-	shl.b64 	%rd23, %rd2, 2;
-	add.s64 	%rd24, %rd38, %rd23;
-	st.f32 	[%rd24], %f1;
-	ld.global.f32 	%f2, [%rd30+4];
-	add.s64 	%rd25, %rd36, %rd23;
-	st.f32 	[%rd25], %f2;
-	ld.global.f32 	%f3, [%rd30+8];
-	add.s64 	%rd26, %rd35, %rd23;
-	st.f32 	[%rd26], %f3;
-	ld.global.f32 	%f4, [%rd30+12];
-	st.f32 	[%rd24], %f4;
-	add.s32 	%r21, %r21, 4;
-	add.s64 	%rd30, %rd30, 16;
-	add.s32 	%r20, %r20, -4;
-	setp.ne.s32 	%p3, %r20, 0;
-	mov.u64 	%rd31, %rd38;
-	@%p3 bra 	$L__BB17_3;
-
-$L__BB17_4:
-	setp.eq.s32 	%p4, %r22, 0;
-	@%p4 bra 	$L__BB17_7;
-
-	mul.wide.s32 	%rd27, %r21, 4;
-	add.s64 	%rd37, %rd1, %rd27;
-
-$L__BB17_6:
-	.pragma "nounroll";
-	mov.u64 	%rd14, %rd35;
-	mov.u64 	%rd35, %rd38;
-	ld.global.f32 	%f5, [%rd37];
-	shl.b64 	%rd28, %rd2, 2;
-	add.s64 	%rd29, %rd36, %rd28;
-	st.f32 	[%rd29], %f5;
-	add.s64 	%rd37, %rd37, 4;
-	add.s32 	%r22, %r22, -1;
-	setp.ne.s32 	%p5, %r22, 0;
-	mov.u64 	%rd38, %rd36;
-	mov.u64 	%rd36, %rd14;
-	@%p5 bra 	$L__BB17_6;
-
-$L__BB17_7:
-	ret;
-
-}
-	// .globl	prints_value
-.visible .entry prints_value(
-	.param .u64 prints_value_param_0
-)
-{
-	.local .align 8 .b8 	__local_depot18[8];
-	.reg .b64 	%SP;
-	.reg .b64 	%SPL;
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<3>;
-	.reg .f64 	%fd<2>;
-	.reg .b64 	%rd<9>;
-
-
-	mov.u64 	%SPL, __local_depot18;
-	cvta.local.u64 	%SP, %SPL;
-	ld.param.u64 	%rd1, [prints_value_param_0];
-	cvta.to.global.u64 	%rd2, %rd1;
-	add.u64 	%rd3, %SP, 0;
-	add.u64 	%rd4, %SPL, 0;
-	mov.u32 	%r1, %tid.x;
-	mul.wide.u32 	%rd5, %r1, 4;
-	add.s64 	%rd6, %rd2, %rd5;
-	ld.global.f32 	%f1, [%rd6];
-	cvt.f64.f32 	%fd1, %f1;
-	st.local.f64 	[%rd4], %fd1;
-	mov.u64 	%rd7, $str;
-	cvta.global.u64 	%rd8, %rd7;
-	{ // callseq 1, 0
-	.reg .b32 temp_param_reg;
-	.param .b64 param0;
-	st.param.b64 	[param0+0], %rd8;
-	.param .b64 param1;
-	st.param.b64 	[param1+0], %rd3;
-	.param .b32 retval0;
-	call.uni (retval0), 
-	vprintf, 
-	(
-	param0, 
-	param1
-	);
-	ld.param.b32 	%r2, [retval0+0];
-	} // callseq 1
-	ret;
-
-}
-	// .globl	prints_pointer
-.visible .entry prints_pointer(
-	.param .u64 prints_pointer_param_0,
-	.param .u64 prints_pointer_param_1
-)
-{
-	.local .align 16 .b8 	__local_depot19[16];
-	.reg .b64 	%SP;
-	.reg .b64 	%SPL;
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<2>;
-	.reg .f64 	%fd<2>;
-	.reg .b64 	%rd<9>;
-
-
-	mov.u64 	%SPL, __local_depot19;
-	cvta.local.u64 	%SP, %SPL;
-	ld.param.u64 	%rd1, [prints_pointer_param_1];
-	cvta.to.global.u64 	%rd2, %rd1;
-	add.u64 	%rd3, %SP, 0;
-	add.u64 	%rd4, %SPL, 0;
-	ld.global.f32 	%f1, [%rd2];
-	cvt.f64.f32 	%fd1, %f1;
-	mov.b64 	%rd5, %fd1;
-	ld.param.u64 	%rd6, [prints_pointer_param_0];
-	st.local.v2.u64 	[%rd4], {%rd6, %rd5};
-	mov.u64 	%rd7, $str$1;
-	cvta.global.u64 	%rd8, %rd7;
-	{ // callseq 2, 0
-	.reg .b32 temp_param_reg;
-	.param .b64 param0;
-	st.param.b64 	[param0+0], %rd8;
-	.param .b64 param1;
-	st.param.b64 	[param1+0], %rd3;
-	.param .b32 retval0;
-	call.uni (retval0), 
-	vprintf, 
-	(
-	param0, 
-	param1
-	);
-	ld.param.b32 	%r1, [retval0+0];
-	} // callseq 2
-	ret;
-
-}
-	// .globl	asserts
-.visible .entry asserts(
-	.param .u64 asserts_param_0,
-	.param .u64 asserts_param_1,
-	.param .u32 asserts_param_2
-)
-{
-	.reg .pred 	%p<4>;
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<3>;
-	.reg .b64 	%rd<14>;
-
-
-	ld.param.u64 	%rd3, [asserts_param_0];
-	ld.param.u64 	%rd4, [asserts_param_1];
-	ld.param.u32 	%r1, [asserts_param_2];
-	cvta.to.global.u64 	%rd1, %rd4;
-	cvta.to.global.u64 	%rd2, %rd3;
-	setp.ne.s64 	%p1, %rd2, %rd1;
-	setp.gt.s32 	%p2, %r1, 0;
-	and.pred  	%p3, %p2, %p1;
-	@%p3 bra 	$L__BB20_2;
-
-	mov.u64 	%rd5, $str$2;
-	cvta.global.u64 	%rd6, %rd5;
-	mov.u64 	%rd7, $str$3;
-	cvta.global.u64 	%rd8, %rd7;
-	mov.u64 	%rd9, __unnamed_1;
-	cvta.global.u64 	%rd10, %rd9;
-	{ // callseq 3, 0
-	.reg .b32 temp_param_reg;
-	.param .b64 param0;
-	st.param.b64 	[param0+0], %rd6;
-	.param .b64 param1;
-	st.param.b64 	[param1+0], %rd8;
-	.param .b32 param2;
-	st.param.b32 	[param2+0], 87;
-	.param .b64 param3;
-	st.param.b64 	[param3+0], %rd10;
-	.param .b64 param4;
-	st.param.b64 	[param4+0], 1;
-	call.uni 
-	__assertfail, 
-	(
-	param0, 
-	param1, 
-	param2, 
-	param3, 
-	param4
-	);
-	} // callseq 3
-
-$L__BB20_2:
-	mov.u32 	%r2, %tid.x;
-	mul.wide.u32 	%rd11, %r2, 4;
-	add.s64 	%rd12, %rd2, %rd11;
-	ld.global.f32 	%f1, [%rd12];
-	add.s64 	%rd13, %rd1, %rd11;
-	st.global.f32 	[%rd13], %f1;
-	ret;
-
-}
-	// .globl	_Z5scaleIfEvPKT_PS0_S0_
-.visible .entry _Z5scaleIfEvPKT_PS0_S0_(
-	.param .u64 _Z5scaleIfEvPKT_PS0_S0__param_0,
-	.param .u64 _Z5scaleIfEvPKT_PS0_S0__param_1,
-	.param .f32 _Z5scaleIfEvPKT_PS0_S0__param_2
-)
-{
-	.reg .f32 	%f<4>;
-	.reg .b32 	%r<2>;
-	.reg .b64 	%rd<8>;
-
-
-	ld.param.u64 	%rd1, [_Z5scaleIfEvPKT_PS0_S0__param_0];
-	ld.param.u64 	%rd2, [_Z5scaleIfEvPKT_PS0_S0__param_1];
-	ld.param.f32 	%f1, [_Z5scaleIfEvPKT_PS0_S0__param_2];
-	cvta.to.global.u64 	%rd3, %rd2;
-	cvta.to.global.u64 	%rd4, %rd1;
-	mov.u32 	%r1, %tid.x;
-	mul.wide.u32 	%rd5, %r1, 4;
-	add.s64 	%rd6, %rd4, %rd5;
-	ld.global.f32 	%f2, [%rd6];
-	mul.f32 	%f3, %f2, %f1;
-	add.s64 	%rd7, %rd3, %rd5;
-	st.global.f32 	[%rd7], %f3;
-	ret;
-
-}
-	// .globl	_Z5scaleIdEvPKT_PS0_S0_
-.visible .entry _Z5scaleIdEvPKT_PS0_S0_(
-	.param .u64 _Z5scaleIdEvPKT_PS0_S0__param_0,
-	.param .u64 _Z5scaleIdEvPKT_PS0_S0__param_1,
-	.param .f64 _Z5scaleIdEvPKT_PS0_S0__param_2
-)
-{
-	.reg .b32 	%r<2>;
-	.reg .f64 	%fd<4>;
-	.reg .b64 	%rd<8>;
-
-
-	ld.param.u64 	%rd1, [_Z5scaleIdEvPKT_PS0_S0__param_0];
-	ld.param.u64 	%rd2, [_Z5scaleIdEvPKT_PS0_S0__param_1];
-	ld.param.f64 	%fd1, [_Z5scaleIdEvPKT_PS0_S0__param_2];
-	cvta.to.global.u64 	%rd3, %rd2;
-	cvta.to.global.u64 	%rd4, %rd1;
-	mov.u32 	%r1, %tid.x;
-	mul.wide.u32 	%rd5, %r1, 8;
-	add.s64 	%rd6, %rd4, %rd5;
-	ld.global.f64 	%fd2, [%rd6];
-	mul.f64 	%fd3, %fd2, %fd1;
-	add.s64 	%rd7, %rd3, %rd5;
-	st.global.f64 	[%rd7], %fd3;
-	ret;
-
+  return it->second;
 }
 
-)ptx";
-
-/* CUDA source of tma_ptx (nvcc -ptx -arch=sm_90a -std=c++17 tma.cu):
-#include <cuda/barrier>
-#include <cuda/ptx>
-#include <cudaTypedefs.h>
-namespace ptx = cuda::ptx;
-extern "C" __global__ void tma_copy(const __grid_constant__ CUtensorMap in_map, const __grid_constant__ CUtensorMap out_map, const float* scale) {
-  __shared__ alignas(128) float tile[32 * 32];
-  __shared__ uint64_t bar;
-  if (threadIdx.x == 0) { ptx::mbarrier_init(&bar, 1); ptx::fence_proxy_async(ptx::space_shared); }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int c[2] = {0, 0};
-    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, tile, &in_map, c, &bar);
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &bar, sizeof(tile));
-  }
-  while (!ptx::mbarrier_try_wait_parity(&bar, 0)) {}
-  tile[threadIdx.x] *= scale[0];
-  ptx::fence_proxy_async(ptx::space_shared);
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int c[2] = {0, 0};
-    ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &out_map, c, tile);
-    ptx::cp_async_bulk_commit_group();
-    ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>());
-  }
-}
-extern "C" __global__ void tma_map_in_memory(const CUtensorMap* out_map, const float* scale) {
-  __shared__ alignas(128) float tile[32 * 32];
-  tile[threadIdx.x] = scale[threadIdx.x];
-  ptx::fence_proxy_async(ptx::space_shared);
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int c[2] = {0, 0};
-    ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, out_map, c, tile);
-    ptx::cp_async_bulk_commit_group();
-  }
-}
-*/
-constexpr std::string_view tma_ptx = R"ptx(//
-// Generated by NVIDIA NVVM Compiler
-//
-// Compiler Build ID: CL-36424714
-// Cuda compilation tools, release 13.0, V13.0.88
-// Based on NVVM 7.0.1
-//
-
-.version 9.0
-.target sm_90a
-.address_size 64
-
-	// .globl	tma_copy
-// _ZZ8tma_copyE4tile has been demoted
-// _ZZ8tma_copyE3bar has been demoted
-// _ZZ17tma_map_in_memoryE4tile has been demoted
-
-.visible .entry tma_copy(
-	.param .align 128 .b8 tma_copy_param_0[128],
-	.param .align 128 .b8 tma_copy_param_1[128],
-	.param .u64 tma_copy_param_2
-)
-{
-	.reg .pred 	%p<5>;
-	.reg .f32 	%f<4>;
-	.reg .b32 	%r<19>;
-	.reg .b64 	%rd<10>;
-	// demoted variable
-	.shared .align 128 .b8 _ZZ8tma_copyE4tile[4096];
-	// demoted variable
-	.shared .align 8 .u64 _ZZ8tma_copyE3bar;
-
-	mov.b64 	%rd3, tma_copy_param_0;
-	mov.b64 	%rd4, tma_copy_param_1;
-	ld.param.u64 	%rd5, [tma_copy_param_2];
-	mov.u32 	%r1, %tid.x;
-	setp.ne.s32 	%p1, %r1, 0;
-	@%p1 bra 	$L__BB0_2;
-
-	mov.u32 	%r2, _ZZ8tma_copyE3bar;
-	mov.u32 	%r3, 1;
-	// begin inline asm
-	mbarrier.init.shared.b64 [%r2], %r3;
-	// end inline asm
-	// begin inline asm
-	fence.proxy.async.shared::cta; // 6.
-	// end inline asm
-
-$L__BB0_2:
-	bar.sync 	0;
-	@%p1 bra 	$L__BB0_4;
-
-	cvta.param.u64 	%rd6, %rd3;
-	mov.u32 	%r4, _ZZ8tma_copyE4tile;
-	mov.u32 	%r6, 0;
-	mov.u32 	%r7, _ZZ8tma_copyE3bar;
-	// begin inline asm
-	cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r4], [%rd6, {%r6, %r6}], [%r7];
-	// end inline asm
-	mov.u32 	%r9, 4096;
-	// begin inline asm
-	mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd7, [%r7], %r9; // 8. 
-	// end inline asm
-
-$L__BB0_4:
-	cvta.to.global.u64 	%rd2, %rd5;
-	mov.u32 	%r11, _ZZ8tma_copyE3bar;
-
-$L__BB0_5:
-	mov.u32 	%r12, 0;
-	// begin inline asm
-	{
-	 .reg .pred P_OUT; 
-	mbarrier.try_wait.parity.shared::cta.b64  P_OUT, [%r11], %r12;                                // 7a. 
-	selp.b32 %r10, 1, 0, P_OUT; 
-}
-	// end inline asm
-	setp.eq.s32 	%p3, %r10, 0;
-	@%p3 bra 	$L__BB0_5;
-
-	shl.b32 	%r13, %r1, 2;
-	mov.u32 	%r14, _ZZ8tma_copyE4tile;
-	add.s32 	%r15, %r14, %r13;
-	ld.shared.f32 	%f1, [%r15];
-	ld.global.f32 	%f2, [%rd2];
-	mul.f32 	%f3, %f2, %f1;
-	st.shared.f32 	[%r15], %f3;
-	// begin inline asm
-	fence.proxy.async.shared::cta; // 6.
-	// end inline asm
-	bar.sync 	0;
-	@%p1 bra 	$L__BB0_8;
-
-	cvta.param.u64 	%rd9, %rd4;
-	mov.u32 	%r17, 0;
-	// begin inline asm
-	cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd9, {%r17, %r17}], [%r14];
-	// end inline asm
-	// begin inline asm
-	cp.async.bulk.commit_group;
-	// end inline asm
-	// begin inline asm
-	cp.async.bulk.wait_group.read 0;
-	// end inline asm
-
-$L__BB0_8:
-	ret;
-
-}
-	// .globl	tma_map_in_memory
-.visible .entry tma_map_in_memory(
-	.param .u64 tma_map_in_memory_param_0,
-	.param .u64 tma_map_in_memory_param_1
-)
-{
-	.reg .pred 	%p<2>;
-	.reg .f32 	%f<2>;
-	.reg .b32 	%r<8>;
-	.reg .b64 	%rd<7>;
-	// demoted variable
-	.shared .align 128 .b8 _ZZ17tma_map_in_memoryE4tile[4096];
-
-	ld.param.u64 	%rd1, [tma_map_in_memory_param_0];
-	ld.param.u64 	%rd2, [tma_map_in_memory_param_1];
-	cvta.to.global.u64 	%rd3, %rd2;
-	mov.u32 	%r1, %tid.x;
-	mul.wide.u32 	%rd4, %r1, 4;
-	add.s64 	%rd5, %rd3, %rd4;
-	ld.global.f32 	%f1, [%rd5];
-	shl.b32 	%r2, %r1, 2;
-	mov.u32 	%r3, _ZZ17tma_map_in_memoryE4tile;
-	add.s32 	%r4, %r3, %r2;
-	st.shared.f32 	[%r4], %f1;
-	// begin inline asm
-	fence.proxy.async.shared::cta; // 6.
-	// end inline asm
-	bar.sync 	0;
-	setp.ne.s32 	%p1, %r1, 0;
-	@%p1 bra 	$L__BB1_2;
-
-	mov.u32 	%r6, 0;
-	// begin inline asm
-	cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd1, {%r6, %r6}], [%r3];
-	// end inline asm
-	// begin inline asm
-	cp.async.bulk.commit_group;
-	// end inline asm
-
-$L__BB1_2:
-	ret;
-
-}
-
-)ptx";
-
-// Hand-written.
-constexpr std::string_view hand_ptx = R"ptx(.version 8.0
-.target sm_90
-.address_size 64
-
-.global .align 8 .b8 table[64];
-
-	// The store's address reaches parameter 0 only through copies placed after it.
-.visible .entry backward_chain(
-	.param .u64 backward_chain_param_0,
-	.param .u64 backward_chain_param_1,
-	.param .u32 backward_chain_param_2
-)
-{
-	.reg .pred 	%p<2>;
-	.reg .b32 	%r<2>;
-	.reg .f32 	%f<2>;
-	.reg .b64 	%rd<6>;
-
-	ld.param.u64 	%rd4, [backward_chain_param_0];
-	ld.param.u64 	%rd5, [backward_chain_param_1];
-	ld.param.u32 	%r1, [backward_chain_param_2];
-	ld.global.f32 	%f1, [%rd5];
-	mov.u64 	%rd1, table;
-	mov.u64 	%rd2, table;
-	mov.u64 	%rd3, table;
-$L__loop:
-	st.global.f32 	[%rd1], %f1;
-	mov.u64 	%rd1, %rd2;
-	mov.u64 	%rd2, %rd3;
-	mov.u64 	%rd3, %rd4;
-	add.s32 	%r1, %r1, -1;
-	setp.ne.s32 	%p1, %r1, 0;
-	@%p1 bra 	$L__loop;
-	ret;
-}
-
-	// The high half of the address depends on parameter 0 only through the carry flag.
-.visible .entry carry_chain(
-	.param .u64 carry_chain_param_0,
-	.param .u64 carry_chain_param_1,
-	.param .u64 carry_chain_param_2
-)
-{
-	.reg .b32 	%r<5>;
-	.reg .f32 	%f<2>;
-	.reg .b64 	%rd<5>;
-
-	ld.param.u32 	%r1, [carry_chain_param_0];
-	ld.param.u64 	%rd1, [carry_chain_param_1];
-	ld.param.u64 	%rd2, [carry_chain_param_2];
-	ld.global.f32 	%f1, [%rd1];
-	mov.u32 	%r4, 0;
-	add.cc.u32 	%r2, %r1, 16;
-	addc.u32 	%r3, %r4, 0;
-	mov.b64 	%rd3, {%r4, %r3};
-	add.s64 	%rd4, %rd3, %rd2;
-	st.global.f32 	[%rd4], %f1;
-	ret;
-}
-
-	// A vector load from the parameter space covers two words.
-.visible .entry vector_param(
-	.param .align 8 .b8 vector_param_param_0[32]
-)
-{
-	.reg .f32 	%f<2>;
-	.reg .b64 	%rd<4>;
-
-	ld.param.v2.u64 	{%rd1, %rd2}, [vector_param_param_0+8];
-	ld.param.u64 	%rd3, [vector_param_param_0+24];
-	ld.global.f32 	%f1, [%rd3];
-	st.global.f32 	[%rd1], %f1;
-	ret;
-}
-
-	// Parameter declarations of every shape; a global written at an offset.
-.visible .entry declarations(
-	.param .u64 .ptr .global .align 4 declarations_param_0,
-	.param .f64 declarations_param_1,
-	.param .align 16 .b8 declarations_param_2[40],
-	.param .u16 declarations_param_3
-)
-.maxntid 128, 1, 1
-.minnctapersm 2
-{
-	.reg .b32 	%r<2>;
-	.reg .b64 	%rd<3>;
-
-	ld.param.u64 	%rd1, [declarations_param_0];
-	ld.param.u32 	%r1, [declarations_param_2+36];
-	st.global.u32 	[table+16], %r1;
-	mov.u64 	%rd2, table;
-	add.s64 	%rd2, %rd2, 8;
-	ld.global.u32 	%r1, [%rd1];
-	st.global.u32 	[%rd2], %r1;
-	ret;
-}
-
-	// A parameter stored to local memory through a generic address, loaded back, written through.
-.visible .entry local_roundtrip(
-	.param .u64 local_roundtrip_param_0,
-	.param .u64 local_roundtrip_param_1
-)
-{
-	.local .align 8 .b8 	depot[16];
-	.reg .f32 	%f<2>;
-	.reg .b64 	%rd<6>;
-
-	ld.param.u64 	%rd1, [local_roundtrip_param_0];
-	ld.param.u64 	%rd2, [local_roundtrip_param_1];
-	mov.u64 	%rd3, depot;
-	cvta.local.u64 	%rd4, %rd3;
-	st.u64 	[%rd4], %rd1;
-	ld.global.f32 	%f1, [%rd2];
-	ld.u64 	%rd5, [%rd4];
-	st.f32 	[%rd5], %f1;
-	ret;
-}
-
-	// The same, with a pointer that was read from global memory.
-.visible .entry loaded_roundtrip(
-	.param .u64 loaded_roundtrip_param_0,
-	.param .u64 loaded_roundtrip_param_1
-)
-{
-	.local .align 8 .b8 	depot[16];
-	.reg .f32 	%f<2>;
-	.reg .b64 	%rd<7>;
-
-	ld.param.u64 	%rd1, [loaded_roundtrip_param_0];
-	ld.param.u64 	%rd2, [loaded_roundtrip_param_1];
-	mov.u64 	%rd3, depot;
-	cvta.local.u64 	%rd4, %rd3;
-	ld.global.u64 	%rd6, [%rd1];
-	st.u64 	[%rd4+8], %rd6;
-	ld.global.f32 	%f1, [%rd2];
-	ld.u64 	%rd5, [%rd4+8];
-	st.f32 	[%rd5], %f1;
-	ret;
-}
-
-	// cp.async copies a pointer from global into shared memory; it is loaded and written through.
-.visible .entry shared_from_global(
-	.param .u64 shared_from_global_param_0,
-	.param .u64 shared_from_global_param_1
-)
-{
-	.shared .align 8 .b8 	buf[64];
-	.reg .b32 	%r<2>;
-	.reg .f32 	%f<2>;
-	.reg .b64 	%rd<4>;
-
-	ld.param.u64 	%rd1, [shared_from_global_param_0];
-	ld.param.u64 	%rd2, [shared_from_global_param_1];
-	mov.u32 	%r1, buf;
-	cp.async.ca.shared.global 	[%r1], [%rd1], 8;
-	cp.async.wait_all;
-	ld.shared.u64 	%rd3, [%r1];
-	ld.global.f32 	%f1, [%rd2];
-	st.global.f32 	[%rd3], %f1;
-	ret;
-}
-)ptx";
+// kernels.cu's kernels (nvcc -ptx -arch=sm_90), tma.cu's (-arch=sm_90a), and hand.ptx.
+const std::string& kernels_ptx() { return fixture("kernels.ptx"); }
+const std::string& tma_ptx() { return fixture("tma.ptx"); }
+const std::string& hand_ptx() { return fixture("hand.ptx"); }
+// tables.cu (pointer tables, gathers) and textures.cu (textures and surfaces).
+const std::string& tables_ptx() { return fixture("tables.ptx"); }
+const std::string& textures_ptx() { return fixture("textures.ptx"); }
 
 const std::vector<kernel_writes>& kernels() {
-  static const std::vector<kernel_writes> all = analyse_ptx(kernels_ptx);
+  static const std::vector<kernel_writes> all = analyse_ptx(kernels_ptx());
   return all;
 }
 
@@ -1519,6 +197,7 @@ TEST(ptx_writes, texture_read_surface_written) {
   ASSERT_TRUE(k);
   EXPECT_EQ(k->written_words, (words{{1, 0}, {2, 0}}));
   EXPECT_FALSE(k->writes_indirect);
+  EXPECT_TRUE(k->uses_textures);  // the memory behind both objects is no argument's
 }
 
 TEST(ptx_writes, async_copy_source_is_only_read) {
@@ -1567,7 +246,7 @@ TEST(ptx_writes, mangled_template_entries) {
 }
 
 TEST(ptx_writes, tma_store_through_a_parameter_map_or_a_map_in_memory) {
-  const auto all = analyse_ptx(tma_ptx);
+  const auto all = analyse_ptx(tma_ptx());
   auto param_maps = find(all, "tma_copy");
   ASSERT_TRUE(param_maps);
   // Both maps' addresses are taken (so their global addresses count as written); scale is read.
@@ -1581,7 +260,7 @@ TEST(ptx_writes, tma_store_through_a_parameter_map_or_a_map_in_memory) {
 }
 
 const std::vector<kernel_writes>& hand() {
-  static const std::vector<kernel_writes> all = analyse_ptx(hand_ptx);
+  static const std::vector<kernel_writes> all = analyse_ptx(hand_ptx());
   return all;
 }
 
@@ -1634,7 +313,8 @@ TEST(ptx_writes, pointer_copied_into_shared_memory_by_cp_async_is_unknown) {
 
 // A module with one kernel: `body` between the braces, parameters as declared.
 std::string module(std::string_view params, std::string_view body) {
-  std::string m = ".version 8.0\n.target sm_90\n.address_size 64\n.global .align 4 .b8 g[16];\n";
+  std::string m = ".version 8.0\n.target sm_90\n.address_size 64\n.global .align 4 .b8 g[16];\n"
+                  ".shared .align 8 .b8 sh[16];\n";
   m += ".visible .entry k(" + std::string(params) + ")\n{\n" + std::string(body) + "\n}\n";
   return m;
 }
@@ -1686,7 +366,7 @@ TEST(ptx_writes, malformed_text_does_not_crash) {
   EXPECT_TRUE(analyse_ptx(".entry").empty());
   EXPECT_TRUE(analyse_ptx(".visible .entry k(.param .u64 k_param_0").empty());
   EXPECT_TRUE(analyse_ptx("/* unterminated comment .entry k() { ret; }").empty());
-  const std::string whole(kernels_ptx);
+  const std::string& whole = kernels_ptx();
   for (std::size_t cut = 0; cut < whole.size(); cut += 997) {  // truncated anywhere: no crash
     const auto some = analyse_ptx(std::string_view(whole).substr(0, cut));
     EXPECT_LE(some.size(), kernels().size());
@@ -1714,7 +394,7 @@ TEST(ptx_writes, large_sets_collapse_soundly) {
 TEST(ptx_writes, large_module) {
   // A few MB of PTX: 200 copies of the kernels module, analysed as one.
   std::string big;
-  for (int i = 0; i < 200; ++i) big += kernels_ptx;
+  for (int i = 0; i < 200; ++i) big += kernels_ptx();
   const auto all = analyse_ptx(big);
   ASSERT_EQ(all.size(), 200 * kernels().size());
   for (std::size_t i = 0; i < all.size(); ++i) {
@@ -1735,6 +415,222 @@ TEST(ptx_writes, may_write_by_byte) {
   EXPECT_TRUE(k->may_write(1, 0));    // no such parameter
   kernel_writes none;
   EXPECT_TRUE(none.may_write(0, 0));
+}
+
+// ---- Reads and writes through pointers loaded from memory (docs/design.md rule 9) [pointer_table].
+
+const std::vector<kernel_writes>& tables() {
+  static const std::vector<kernel_writes> all = analyse_ptx(tables_ptx());
+  return all;
+}
+
+TEST(ptx_pointer_table, every_entry_of_the_tables_module_is_analysed) {
+  std::vector<std::string> got;
+  for (const auto& k : tables()) got.push_back(k.name);
+  EXPECT_EQ(got, (names{"read_via_table", "write_via_table", "batched_axpy", "gather", "read_via_device_pointer",
+                        "async_copy_via_table", "constant_lookup", "plain_copy", "read_via_split_pointer",
+                        "read_via_packed_pointer", "read_via_shared_halves", "gather64", "csr_spmv"}));
+}
+
+TEST(ptx_pointer_table, a_read_through_a_pointer_loaded_from_a_struct_reads_anything) {
+  // dst[i] = p->in[i]: the buffer read is named by no argument.
+  auto k = find(tables(), "read_via_table");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->reads_indirect);
+  EXPECT_FALSE(k->writes_indirect);
+  EXPECT_EQ(k->written_words, (words{{1, 0}}));  // dst only
+}
+
+TEST(ptx_pointer_table, a_write_through_a_pointer_loaded_from_a_table_writes_anything) {
+  auto k = find(tables(), "write_via_table");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->writes_indirect);
+  EXPECT_TRUE(k->writes_globals);
+}
+
+TEST(ptx_pointer_table, device_side_pointer_arrays_are_read_and_written_anywhere) {
+  // As a batched GEMM takes its matrices: xs[b], ys[b].
+  auto k = find(tables(), "batched_axpy");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->reads_indirect);
+  EXPECT_TRUE(k->writes_indirect);
+}
+
+TEST(ptx_pointer_table, a_read_through_a_device_pointer_variable_reads_anything) {
+  auto k = find(tables(), "read_via_device_pointer");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->reads_indirect);
+  EXPECT_FALSE(k->writes_indirect);
+}
+
+TEST(ptx_pointer_table, an_async_copy_from_a_loaded_pointer_reads_anything) {
+  auto k = find(tables(), "async_copy_via_table");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->reads_indirect);
+}
+
+TEST(ptx_pointer_table, a_pointer_put_together_from_narrow_pieces_is_a_loaded_pointer) {
+  // Two 32-bit halves joined in registers, eight bytes of a packed struct, halves joined in shared memory.
+  for (const char* name : {"read_via_split_pointer", "read_via_packed_pointer", "read_via_shared_halves"}) {
+    auto k = find(tables(), name);
+    ASSERT_TRUE(k) << name;
+    EXPECT_TRUE(k->reads_indirect) << name;
+  }
+}
+
+TEST(ptx_pointer_table, gathers_through_32_bit_indices_stay_in_the_named_allocation) {
+  // in[idx[i]], vals[j] * x[cols[j]]: an index read from memory, added to a parameter's pointer,
+  // moves within that pointer's allocation (pointer arithmetic stays within its object).
+  for (const char* name : {"gather", "csr_spmv"}) {
+    auto k = find(tables(), name);
+    ASSERT_TRUE(k) << name;
+    EXPECT_FALSE(k->reads_indirect) << name;
+    EXPECT_FALSE(k->writes_indirect) << name;
+  }
+  // A 64-bit value read from memory may be a whole pointer: in[idx[i]] with long long indices.
+  auto wide = find(tables(), "gather64");
+  ASSERT_TRUE(wide);
+  EXPECT_TRUE(wide->reads_indirect);
+}
+
+TEST(ptx_pointer_table, constant_memory_indexed_by_loaded_values_reads_nothing_kernels_write) {
+  auto k = find(tables(), "constant_lookup");
+  ASSERT_TRUE(k);
+  EXPECT_FALSE(k->reads_indirect);
+}
+
+TEST(ptx_pointer_table, kernels_that_read_through_their_arguments_read_nothing_else) {
+  auto plain = find(tables(), "plain_copy");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->reads_indirect);
+  // Of the kernels module, only the one calling a function acs does not analyse.
+  for (const auto& k : kernels()) EXPECT_EQ(k.reads_indirect, k.name == "calls") << k.name;
+}
+
+TEST(ptx_pointer_table, writes_through_indices_read_from_memory_stay_unattributed) {
+  // The write side keeps its rule: out[idx[i]] may land anywhere, 32-bit indices too.
+  const auto all = analyse_ptx(module(".param .u64 k_param_0, .param .u64 k_param_1", R"(
+  .reg .f32 %f<2>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [k_param_0];
+  ld.param.u64 %rd2, [k_param_1];
+  ld.global.u32 %r1, [%rd2];
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.f32 [%rd4], %f1;)"));
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_TRUE(all[0].writes_indirect);
+  EXPECT_FALSE(all[0].reads_indirect);
+}
+
+TEST(ptx_pointer_table, two_indices_joined_into_64_bits_or_shifted_high_are_a_pointer) {
+  // Two 32-bit values read from memory (%rd3, %rd4), joined into %rd5, read at an offset given as
+  // an argument (%rd7): the offset's word names the address, so only the joining can make it a
+  // pointer read from memory.
+  const std::string prologue = R"(
+  .reg .pred %p<2>;
+  .reg .f32 %f<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [k_param_0];
+  ld.param.u64 %rd2, [k_param_1];
+  ld.param.u32 %r3, [k_param_2];
+  cvt.u64.u32 %rd7, %r3;
+  ld.global.u32 %r1, [%rd2];
+  ld.global.u32 %r2, [%rd2+4];
+  cvt.u64.u32 %rd3, %r1;
+  cvt.u64.u32 %rd4, %r2;
+)";
+  auto reads_anything = [&](const std::string& join) {
+    const auto all = analyse_ptx(module(".param .u64 k_param_0, .param .u64 k_param_1, .param .u32 k_param_2",
+                                        prologue + join +
+                                            "\n  add.s64 %rd9, %rd5, %rd7;\n  ld.global.f32 %f1, [%rd9];"
+                                            "\n  st.global.f32 [%rd1], %f1;"));
+    EXPECT_EQ(all.size(), 1u) << join;
+    return !all.empty() && all[0].reads_indirect;
+  };
+  EXPECT_TRUE(reads_anything("  mov.b64 %rd5, {%r1, %r2};"));
+  EXPECT_TRUE(reads_anything("  shl.b64 %rd6, %rd4, 32;\n  or.b64 %rd5, %rd6, %rd3;"));
+  EXPECT_TRUE(reads_anything("  shl.b64 %rd5, %rd4, 32;"));
+  EXPECT_TRUE(reads_anything("  add.s64 %rd5, %rd3, %rd4;"));
+  EXPECT_TRUE(reads_anything("  st.shared.u32 [sh], %r1;\n  st.shared.u32 [sh+4], %r2;\n  ld.shared.u64 %rd5, [sh];"));
+  // One index, scaled and added to a parameter's pointer: an element of it.
+  EXPECT_FALSE(reads_anything("  shl.b64 %rd6, %rd3, 2;\n  add.s64 %rd5, %rd1, %rd6;"));
+  // 32-bit arithmetic on two indices is still an index.
+  EXPECT_FALSE(reads_anything("  xor.b32 %r1, %r1, %r2;\n  mul.wide.u32 %rd6, %r1, 4;\n  add.s64 %rd5, %rd1, %rd6;"));
+  // A selector picks, it adds no bits: an index chosen by a comparison of two is still an index.
+  EXPECT_FALSE(reads_anything("  setp.lt.u32 %p1, %r1, %r2;\n  selp.b64 %rd6, %rd3, 0, %p1;\n  shl.b64 %rd6, %rd6, 2;"
+                              "\n  add.s64 %rd5, %rd1, %rd6;"));
+  EXPECT_FALSE(reads_anything("  setp.lt.s64 %p1, %rd3, %rd4;\n  selp.b64 %rd6, %rd3, 0, %p1;\n  shl.b64 %rd6, %rd6, 2;"
+                              "\n  add.s64 %rd5, %rd1, %rd6;"));
+  // Two values to choose from count as two pieces: the analysis does not tell choosing from joining.
+  EXPECT_TRUE(reads_anything("  setp.lt.u32 %p1, %r1, %r2;\n  selp.b64 %rd5, %rd3, %rd4, %p1;"));
+  // So are 32-bit values stored to shared memory and read back one by one.
+  EXPECT_FALSE(reads_anything("  st.shared.u32 [sh], %r1;\n  ld.shared.u32 %r1, [sh];\n  mul.wide.u32 %rd6, %r1, 4;"
+                              "\n  add.s64 %rd5, %rd1, %rd6;"));
+}
+
+TEST(ptx_pointer_table, an_index_read_from_memory_alone_names_no_memory) {
+  const auto all = analyse_ptx(module(two_pointers, R"(
+  .reg .f32 %f<2>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [k_param_0];
+  ld.param.u64 %rd2, [k_param_1];
+  ld.global.u32 %r1, [%rd2];
+  cvt.u64.u32 %rd3, %r1;
+  ld.global.f32 %f1, [%rd3];
+  st.global.f32 [%rd1], %f1;)"));
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_TRUE(all[0].reads_indirect);
+}
+
+TEST(ptx_pointer_table, instructions_and_calls_not_analysed_may_read_anything) {
+  const auto all = analyse_ptx(module(two_pointers, std::string(copy_body) + "\n  frobnicate.b64 %rd1, %rd2;"));
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_TRUE(all[0].reads_indirect);
+  auto k = find(kernels(), "calls");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->reads_indirect);
+}
+
+// ---- Texture and surface instructions (docs/design.md rule 9) [texture_object].
+
+const std::vector<kernel_writes>& textures() {
+  static const std::vector<kernel_writes> all = analyse_ptx(textures_ptx());
+  return all;
+}
+
+TEST(ptx_texture_object, fetches_gathers_and_surface_accesses_use_textures) {
+  const names expected{"tex_linear", "tex_array", "tex_gather", "surf_writer", "surf_reader"};
+  names got;
+  for (const auto& k : textures()) {
+    got.push_back(k.name);
+    EXPECT_TRUE(k.uses_textures) << k.name;
+  }
+  EXPECT_EQ(got, expected);
+}
+
+TEST(ptx_texture_object, the_surface_writer_writes_only_through_the_handle_that_no_allocation_holds) {
+  // Why the flag is needed: the write's address is the surface object, a parameter word that
+  // points into no allocation, so argument inference alone would see nothing written.
+  auto k = find(textures(), "surf_writer");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->written_words, (words{{0, 0}}));
+  EXPECT_FALSE(k->writes_indirect);
+}
+
+TEST(ptx_texture_object, kernels_without_texture_instructions_and_queries_alone_do_not) {
+  for (const auto& k : kernels()) EXPECT_EQ(k.uses_textures, k.name == "textures") << k.name;
+  for (const auto& k : tables()) EXPECT_FALSE(k.uses_textures) << k.name;
+  // txq and suq read an object's attributes, not memory.
+  const auto query = analyse_ptx(module(two_pointers, std::string(copy_body) +
+                                                          "\n  .reg .b32 %q<3>;\n  txq.width.b32 %q1, [%rd2];"
+                                                          "\n  suq.width.b32 %q2, [%rd2];"));
+  ASSERT_EQ(query.size(), 1u);
+  EXPECT_FALSE(query[0].uses_textures);
+  EXPECT_FALSE(query[0].reads_indirect);
 }
 
 }  // namespace

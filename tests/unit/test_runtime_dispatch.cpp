@@ -47,6 +47,7 @@ struct fake_state {
   std::set<CUstream> pool_streams;                             // created through cuStreamCreate
   std::set<CUstream> capturing;
   std::map<CUfunction, std::vector<std::pair<size_t, size_t>>> layouts;
+  std::set<CUfunction> sass_only;  // kernels whose name the fake does not tell: no PTX is found
   std::vector<call> calls;
   int throw_at_event_create = 0;  // > 0: that many creations throw, as acs's bookkeeping failing
 
@@ -170,6 +171,39 @@ CUresult func_get_param_info(CUfunction f, size_t i, size_t* offset, size_t* siz
   return CUDA_SUCCESS;
 }
 CUresult kernel_get_param_info(CUkernel, size_t, size_t*, size_t*) { return CUDA_ERROR_INVALID_HANDLE; }
+// Every kernel of the fake is fake_kernel(T* a, T* b) of one module, whose PTX writes through
+// both: the runtime reads it as it reads a real kernel's code (without readable code a kernel
+// conflicts with everything, docs/design.md section 4).
+const int fake_module = 0;
+constexpr const char* fake_kernel_ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry fake_kernel(.param .u64 fake_kernel_param_0, .param .u64 fake_kernel_param_1)
+{
+  .reg .f32 %f<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [fake_kernel_param_0];
+  ld.param.u64 %rd2, [fake_kernel_param_1];
+  ld.global.f32 %f1, [%rd1];
+  st.global.f32 [%rd1], %f1;
+  st.global.f32 [%rd2], %f1;
+  ret;
+}
+)";
+CUresult func_get_name(const char** name, CUfunction f) {
+  std::lock_guard lock(fake().mutex);
+  if (fake().sass_only.count(f)) return CUDA_ERROR_NOT_FOUND;
+  *name = "fake_kernel";
+  return CUDA_SUCCESS;
+}
+CUresult func_get_module(CUmodule* m, CUfunction) {
+  *m = reinterpret_cast<CUmodule>(const_cast<int*>(&fake_module));
+  return CUDA_SUCCESS;
+}
+CUresult device_get_attribute(int* v, CUdevice_attribute a, CUdevice) {
+  *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : 0;
+  return CUDA_SUCCESS;
+}
 
 const driver::table& fake_table() {
   static const driver::table t = [] {
@@ -194,6 +228,9 @@ const driver::table& fake_table() {
     d.cuPointerGetAttribute_ = pointer_get_attribute;
     d.cuFuncGetParamInfo_ = func_get_param_info;
     d.cuKernelGetParamInfo_ = kernel_get_param_info;
+    d.cuFuncGetName_ = func_get_name;
+    d.cuFuncGetModule_ = func_get_module;
+    d.cuDeviceGetAttribute_ = device_get_attribute;
     return d;
   }();
   return t;
@@ -220,6 +257,7 @@ class dispatch_test : public testing::Test {
   void SetUp() override {
     driver::use_for_testing(&fake_table());
     context_stack.clear();
+    code_loaded(&fake_module, false, fake_kernel_ptx);
   }
   void TearDown() override { context_stack.clear(); }
 
@@ -470,6 +508,65 @@ TEST_F(dispatch_test, kernel_with_unreadable_layout_waits_for_everything_before_
   const CUstream p2 = launch(s, unknown, make_allocation(), make_allocation());
   EXPECT_TRUE(ordered_after(calls_since(from), p1, p2));
   EXPECT_EQ(inference::layout_of(unknown), nullptr);
+}
+
+// A kernel whose code acs cannot read (SASS only, as cuBLAS's) may reach memory through
+// device-side pointer arrays that no argument shows: by default it waits for every kernel before
+// it (ACS_NO_PTX=everything, docs/design.md section 4).
+TEST_F(dispatch_test, pointer_table_a_kernel_without_readable_code_waits_for_unrelated_kernels) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel(), sass = make_kernel();
+  {
+    std::lock_guard lock(fake().mutex);
+    fake().sass_only.insert(sass);
+  }
+  const std::size_t from = mark();
+  const CUstream p1 = launch(s, f, make_allocation(), make_allocation());
+  const CUstream p2 = launch(s, sass, make_allocation(), make_allocation());
+  EXPECT_TRUE(ordered_after(calls_since(from), p1, p2));
+}
+
+// Two chunks mapped into one reservation are one allocation (docs/design.md rule 10): kernels on
+// either side of the seam are ordered.
+TEST_F(dispatch_test, vmm_reservation_kernels_on_either_side_of_a_seam_are_ordered) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  constexpr address base = 0x7d00'0000'0000;
+  constexpr std::size_t chunk = 2 << 20;
+  memory_reserved(base, 2 * chunk);
+  memory_allocated(base, chunk);  // cuMemMap, twice
+  memory_allocated(base + chunk, chunk);
+  const std::size_t from = mark();
+  const CUstream p1 = launch(s, f, base + chunk - 64, make_allocation());
+  const CUstream p2 = launch(s, f, base + chunk + 64, make_allocation());
+  EXPECT_TRUE(ordered_after(calls_since(from), p1, p2));
+  memory_freed(base);  // cuMemUnmap, twice: the reservation stays
+  memory_freed(base + chunk);
+  EXPECT_TRUE(device_allocations().find(base + chunk).has_value());
+  reservation_freed(base);
+  EXPECT_FALSE(device_allocations().find(base + chunk).has_value());
+}
+
+// Kernels on pinned host memory keep their order among themselves (ACS_HOST_MAPPED=ordered,
+// docs/design.md rule 11): the host may poll a flag that the second sets after the first's results.
+TEST_F(dispatch_test, host_mapped_kernels_on_pinned_host_memory_keep_their_order) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  constexpr address results = 0x7d80'0000'0000, flag = 0x7d80'0010'0000;
+  memory_allocated(results, 4096, memory_kind::host);
+  memory_allocated(flag, 4096, memory_kind::host);
+  const std::size_t from = mark();
+  const CUstream p1 = launch(s, f, results, make_allocation());
+  const CUstream p2 = launch(s, f, flag, make_allocation());
+  EXPECT_TRUE(ordered_after(calls_since(from), p1, p2));
+  memory_freed(results);
+  memory_freed(flag);
 }
 
 TEST_F(dispatch_test, kernels_on_unrelated_allocations_are_not_ordered) {

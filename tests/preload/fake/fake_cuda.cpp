@@ -190,6 +190,39 @@ CUresult cuMemAllocAsync(CUdeviceptr* p, size_t bytes, CUstream s) {
   next_address += (bytes + 0xfff) & ~std::uint64_t{0xfff};
   return CUDA_SUCCESS;
 }
+// Virtual memory: a reservation takes addresses like an allocation; maps and unmaps only log.
+CUresult cuMemAddressReserve(CUdeviceptr* p, size_t size, size_t, CUdeviceptr, unsigned long long) {
+  log("cuMemAddressReserve");
+  std::lock_guard lock(mutex);
+  *p = next_address;
+  next_address += (size + 0xfff) & ~std::uint64_t{0xfff};
+  return CUDA_SUCCESS;
+}
+CUresult cuMemAddressFree(CUdeviceptr, size_t) {
+  log("cuMemAddressFree");
+  return CUDA_SUCCESS;
+}
+CUresult cuMemMap(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long) {
+  log("cuMemMap");
+  return CUDA_SUCCESS;
+}
+CUresult cuMemUnmap(CUdeviceptr, size_t) {
+  log("cuMemUnmap");
+  return CUDA_SUCCESS;
+}
+// Pinned host memory: addresses of their own; registering only logs.
+CUresult cuMemHostAlloc(void** p, size_t bytes, unsigned) {
+  log("cuMemHostAlloc");
+  static std::uint64_t next_host = 0x7f80'0000'0000;
+  std::lock_guard lock(mutex);
+  *p = reinterpret_cast<void*>(next_host);
+  next_host += (bytes + 0xfff) & ~std::uint64_t{0xfff};
+  return CUDA_SUCCESS;
+}
+CUresult cuMemHostRegister_v2(void*, size_t, unsigned) {
+  log("cuMemHostRegister_v2");
+  return CUDA_SUCCESS;
+}
 CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, size_t* size, CUdeviceptr p) {
   *base = p;
   *size = 4096;
@@ -335,6 +368,12 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint
       {"cuMemAlloc", 3020, reinterpret_cast<void*>(&cuMemAlloc_v2), nullptr},
       {"cuMemFree", 3020, reinterpret_cast<void*>(&cuMemFree_v2), nullptr},
       {"cuMemAllocAsync", 11020, reinterpret_cast<void*>(&cuMemAllocAsync), nullptr},
+      {"cuMemAddressReserve", 10020, reinterpret_cast<void*>(&cuMemAddressReserve), nullptr},
+      {"cuMemAddressFree", 10020, reinterpret_cast<void*>(&cuMemAddressFree), nullptr},
+      {"cuMemMap", 10020, reinterpret_cast<void*>(&cuMemMap), nullptr},
+      {"cuMemUnmap", 10020, reinterpret_cast<void*>(&cuMemUnmap), nullptr},
+      {"cuMemHostAlloc", 2020, reinterpret_cast<void*>(&cuMemHostAlloc), nullptr},
+      {"cuMemHostRegister", 6050, reinterpret_cast<void*>(&cuMemHostRegister_v2), nullptr},
       {"cuMemGetAddressRange", 3020, reinterpret_cast<void*>(&cuMemGetAddressRange_v2), nullptr},
       {"cuCtxGetCurrent", 4000, reinterpret_cast<void*>(&cuCtxGetCurrent), nullptr},
       {"cuKernelGetFunction", 12000, reinterpret_cast<void*>(&cuKernelGetFunction), nullptr},

@@ -145,6 +145,15 @@ cudaError_t cudaMalloc(void** p, size_t n) {
   return e;
 }
 cudaError_t cudaFree(void* p) { return result(cu().free(reinterpret_cast<CUdeviceptr>(p))); }
+// Pinned host memory: an address of its own, without the driver; registering does nothing.
+cudaError_t cudaHostAlloc(void** p, size_t n, unsigned) {
+  static std::uint64_t next = 0x7f90'0000'0000;
+  std::lock_guard lock(mutex);
+  *p = reinterpret_cast<void*>(next);
+  next += (n + 0xfff) & ~std::uint64_t{0xfff};
+  return cudaSuccess;
+}
+cudaError_t cudaHostRegister(void*, size_t, unsigned) { return cudaSuccess; }
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode) {
   return result(cu().begin_capture(s, static_cast<CUstreamCaptureMode>(mode)));
 }
