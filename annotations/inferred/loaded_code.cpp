@@ -74,10 +74,13 @@ void loaded_code::loaded(const void* handle, code_handle_kind kind, const void* 
 }
 
 void loaded_code::unloaded(const void* handle) {
-  std::lock_guard lock(mutex_);
-  images_.erase(handle);
-  module_library_.erase(handle);
-  std::erase_if(module_library_, [&](const auto& m) { return m.second == handle; });
+  {
+    std::lock_guard lock(mutex_);
+    images_.erase(handle);
+    module_library_.erase(handle);
+    std::erase_if(module_library_, [&](const auto& m) { return m.second == handle; });
+  }
+  analysed_.notify_all();  // a launch waiting for this image's analysis finds it gone
 }
 
 const void* loaded_code::owner_of_module(const void* module) const {
@@ -106,11 +109,9 @@ std::vector<const void*> loaded_code::libraries() const {
   return handles;
 }
 
-void loaded_code::analyse(image& code, std::uint32_t cc) {
-  code.kernels.clear();
-  code.analysed_for = cc;
-  std::unordered_map<std::string, std::shared_ptr<const kernel_writes>> found;
-  for (const std::string& text : ptx_texts(code.bytes, cc)) {
+loaded_code::kernel_map loaded_code::analyse(const void* bytes, std::uint32_t cc) {
+  kernel_map found;
+  for (const std::string& text : ptx_texts(bytes, cc)) {
     for (kernel_writes& k : analyse_ptx(text)) {
       auto [at, fresh] = found.try_emplace(k.name, nullptr);
       if (fresh) {
@@ -120,17 +121,59 @@ void loaded_code::analyse(image& code, std::uint32_t cc) {
       }
     }
   }
-  code.kernels = std::move(found);
+  return found;
 }
 
 std::shared_ptr<const kernel_writes> loaded_code::writes(const void* handle, std::string_view name, std::uint32_t cc) {
-  std::lock_guard lock(mutex_);
-  const auto it = images_.find(handle);
+  std::unique_lock lock(mutex_);
+  auto it = images_.find(handle);
+  // Being analysed ahead for this device: wait for it rather than analyse twice.
+  while (it != images_.end() && it->second.analysing_for == cc && it->second.analysed_for != cc) {
+    analysed_.wait(lock);
+    it = images_.find(handle);
+  }
   if (it == images_.end()) return nullptr;
   image& code = it->second;
-  if (code.analysed_for != cc) analyse(code, cc);
+  if (code.analysed_for != cc) {
+    code.kernels = analyse(code.bytes, cc);
+    code.analysed_for = cc;
+  }
   const auto k = code.kernels.find(std::string(name));
   return k == code.kernels.end() ? nullptr : k->second;
+}
+
+void loaded_code::analyse_ahead(const void* handle, std::uint32_t cc) {
+  const void* bytes = nullptr;
+  std::shared_ptr<const std::vector<std::byte>> keep;  // a copied image outlives an unload meanwhile
+  std::uint64_t order = 0;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = images_.find(handle);
+    if (it == images_.end() || it->second.analysed_for == cc || it->second.analysing_for != 0) return;
+    it->second.analysing_for = cc;
+    bytes = it->second.bytes;
+    keep = it->second.copy;
+    order = it->second.order;
+  }
+  kernel_map found;
+  bool ok = true;
+  try {
+    found = analyse(bytes, cc);
+  } catch (...) {
+    ok = false;  // the launch that needs it analyses it itself, as without analysis ahead
+  }
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = images_.find(handle);
+    if (it != images_.end() && it->second.order == order && it->second.analysing_for == cc) {
+      if (ok) {
+        it->second.kernels = std::move(found);
+        it->second.analysed_for = cc;
+      }
+      it->second.analysing_for = 0;
+    }
+  }
+  analysed_.notify_all();
 }
 
 bool apply_writes(const kernel_writes& writes, param_layout& layout) noexcept {

@@ -3,7 +3,11 @@
 // handle, and what their PTX says each kernel writes through (ptx_writes.hpp).
 // Loading only records the image (copied unless it lies in a loaded object file,
 // where it stays until that file is unloaded); the PTX is unpacked and analysed
-// the first time a kernel of that image needs it.
+// the first time a kernel of that image needs it, or ahead of time on a thread of the
+// runtime's (analyse_ahead: a module's analysis can take milliseconds, which a first launch
+// should not wait for). A launch that needs an image being analysed ahead waits for it, so the
+// answer is the same either way.
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -44,6 +48,11 @@ class loaded_code {
   /// (no PTX for that device, the kernel not in it, or not analysable).
   std::shared_ptr<const kernel_writes> writes(const void* handle, std::string_view name, std::uint32_t cc);
 
+  /// @brief Analyses the image loaded as `handle` for devices of compute capability `cc` now,
+  /// without holding the registry's lock (call it off the launch path). Does nothing when the
+  /// image is gone, already analysed for `cc`, or being analysed.
+  void analyse_ahead(const void* handle, std::uint32_t cc);
+
  private:
   struct image {
     code_handle_kind kind = code_handle_kind::module;
@@ -51,12 +60,15 @@ class loaded_code {
     const void* bytes = nullptr;                         // the fatbin or PTX text
     std::uint64_t order = 0;                             // load order
     std::uint32_t analysed_for = 0;                      // cc of `kernels`, 0: not yet
+    std::uint32_t analysing_for = 0;                     // cc being analysed ahead, 0: none
     std::unordered_map<std::string, std::shared_ptr<const kernel_writes>> kernels;
   };
 
-  static void analyse(image& code, std::uint32_t cc);
+  using kernel_map = std::unordered_map<std::string, std::shared_ptr<const kernel_writes>>;
+  static kernel_map analyse(const void* bytes, std::uint32_t cc);
 
   mutable std::mutex mutex_;
+  std::condition_variable analysed_;  // an analysis ahead ended (or its image went)
   std::unordered_map<const void*, image> images_;
   std::unordered_map<const void*, const void*> module_library_;  // from found_in
   std::uint64_t loads_ = 0;

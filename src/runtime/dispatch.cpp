@@ -336,6 +336,7 @@ void code_loaded(const void* handle, bool library, const void* image) noexcept {
   guarded("code_loaded", [&] {
     inference::process_code().loaded(
         handle, library ? inference::code_handle_kind::library : inference::code_handle_kind::module, image);
+    inference::read_code_ahead(handle);  // on acs's background thread, not this one
   });
 }
 

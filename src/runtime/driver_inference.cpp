@@ -1,5 +1,7 @@
 #include "src/runtime/driver_inference.hpp"
 
+#include "src/runtime/background.hpp"
+
 #include "src/support/config.hpp"
 #include "annotations/inferred/loaded_code.hpp"
 #include "src/support/log.hpp"
@@ -182,6 +184,19 @@ words_status pointer_arguments(CUfunction function, void* const* params, void* c
                                std::vector<pointer_argument>& out) {
   process_sources& s = sources();
   return pointer_arguments(s.layouts.find(function), params, extra, device_allocations(), s.probe, out);
+}
+
+void read_code_ahead(const void* handle) noexcept {
+  background::post([handle] {
+    const driver::table* cuda = driver::real();
+    int major = 0, minor = 0;
+    // Device ordinal 0: no context is needed to ask, and most processes have one kind of GPU.
+    if (cuda == nullptr || cuda->cuDeviceGetAttribute_ == nullptr ||
+        cuda->cuDeviceGetAttribute_(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0) != CUDA_SUCCESS ||
+        cuda->cuDeviceGetAttribute_(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0) != CUDA_SUCCESS)
+      return;
+    process_code().analyse_ahead(handle, static_cast<std::uint32_t>(major * 10 + minor));
+  });
 }
 
 void functions_unloaded() noexcept {

@@ -22,6 +22,12 @@ words_status pointer_arguments(CUfunction function, void* const* params, void* c
 /// @brief The cached layout of `function`, or nullptr when it cannot be read.
 const param_layout* layout_of(CUfunction function);
 
+/// @brief Code was loaded as `handle` (recorded in process_code()): its PTX is read on acs's
+/// background thread for the first device's compute capability, so that the first launch of its
+/// kernels does not wait for that (a module's analysis can take milliseconds). A first launch
+/// that comes sooner waits for it; one on a device of another capability reads its own.
+void read_code_ahead(const void* handle) noexcept;
+
 /// @brief Modules or libraries were unloaded: function handles may be reused, so
 /// cached layouts are dropped. Hooks call it from cuModuleUnload / cuLibraryUnload.
 void functions_unloaded() noexcept;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -204,6 +205,50 @@ TEST(loaded_code_pointer_table, merging_two_analyses_keeps_indirect_reads_and_te
   ASSERT_NE(n, nullptr);
   EXPECT_TRUE(n->reads_indirect);
   EXPECT_TRUE(n->uses_textures);
+}
+
+// Analysis ahead of the first launch (analyse_ahead, on acs's background thread): the same
+// answers as analysing on demand, and a launch that comes meanwhile waits for them.
+TEST(loaded_code_ahead, gives_the_answers_analysis_on_demand_gives) {
+  const auto image = data_file("sm90.fatbin");
+  loaded_code on_demand, ahead;
+  on_demand.loaded(&module_a, code_handle_kind::module, image.data());
+  ahead.loaded(&module_a, code_handle_kind::module, image.data());
+  ahead.analyse_ahead(&module_a, 90);
+  for (const char* kernel : {axpy, copy_pair, count}) {
+    const auto a = on_demand.writes(&module_a, kernel, 90);
+    const auto b = ahead.writes(&module_a, kernel, 90);
+    ASSERT_NE(a, nullptr) << kernel;
+    ASSERT_NE(b, nullptr) << kernel;
+    EXPECT_EQ(a->written_words, b->written_words) << kernel;
+    EXPECT_EQ(a->writes_globals, b->writes_globals) << kernel;
+  }
+}
+
+TEST(loaded_code_ahead, launches_during_the_analysis_get_the_same_answer) {
+  const auto image = data_file("sm90.fatbin");
+  for (int round = 0; round < 20; ++round) {
+    loaded_code code;
+    code.loaded(&module_a, code_handle_kind::module, image.data());
+    std::thread worker([&] { code.analyse_ahead(&module_a, 90); });
+    const auto w = code.writes(&module_a, axpy, 90);  // before, during or after: the same answer
+    worker.join();
+    ASSERT_NE(w, nullptr);
+    EXPECT_TRUE(w->may_write(1, 0));
+    EXPECT_FALSE(w->may_write(0, 0));
+  }
+}
+
+TEST(loaded_code_ahead, an_unload_during_the_analysis_leaves_nothing_behind) {
+  const auto image = data_file("sm90.fatbin");
+  for (int round = 0; round < 20; ++round) {
+    loaded_code code;
+    code.loaded(&module_a, code_handle_kind::module, image.data());
+    std::thread worker([&] { code.analyse_ahead(&module_a, 90); });
+    code.unloaded(&module_a);
+    worker.join();
+    EXPECT_EQ(code.writes(&module_a, axpy, 90), nullptr);
+  }
 }
 
 }  // namespace

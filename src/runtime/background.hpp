@@ -1,0 +1,17 @@
+#pragma once
+// One thread of acs's own for work that must stay off the application's launch path (reading a
+// loaded module's PTX ahead of its first launch). Jobs run in order; posting never blocks for
+// long and never fails the caller: a job that cannot be queued is dropped, and what it would
+// have prepared is then done when first needed, as without it.
+//
+// The thread and its queue are never destroyed (hooks run until the process ends); a job may
+// still run while the process exits, so jobs touch only objects that are never destroyed
+// either. A forked child never posts (its hooks pass everything through: docs/design.md rule 13).
+#include <functional>
+
+namespace acs::background {
+
+/// @brief Queues `job` for acs's background thread (started on first use).
+void post(std::function<void()> job) noexcept;
+
+}  // namespace acs::background
