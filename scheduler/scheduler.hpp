@@ -21,7 +21,7 @@
 // A kernel's own event is recorded only when something needs it (a dependant
 // on another pool stream, a join, the window making room), and before
 // anything else is issued on its pool stream, so it is never late; when the
-// next kernel on that stream shadows it (scheduler.cpp, settle_tail), never.
+// next kernel on that stream shadows it (chain_merging.hpp), never.
 // Dependencies are tracked between kernels of the same virtual stream only:
 // across streams the application orders work itself, through events, which
 // reach us as barriers.

@@ -9,7 +9,7 @@ namespace acs {
 // When a kernel follows its producer on the same pool stream, whether the producer's event
 // may be skipped by folding its footprint into the kernel's window entry: whatever depends
 // on the producer then waits for the kernel too (later than needed, never earlier), for one
-// event record less. `adaptive` merges while such late waits are rare (scheduler.cpp).
+// event record less. `adaptive` merges while such late waits are rare (chain_merging.hpp).
 enum class chain_merge : std::uint8_t { adaptive, always, never };
 
 struct scheduler_config {
