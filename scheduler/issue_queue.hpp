@@ -67,6 +67,7 @@ class issue_queue final : public backend {
   static constexpr unsigned max_threads = scheduler_config::max_issue_threads;
 
   backend_status create_stream(stream_handle* out) override;
+  backend_status create_stream_with_priority(stream_handle* out, int priority) override;
   backend_status create_event(event_handle* out) override;
   backend_status record_event(event_handle event, stream_handle stream) override;
   backend_status wait_event(stream_handle stream, event_handle event) override;

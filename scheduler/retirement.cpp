@@ -15,7 +15,10 @@ void scheduler::state::fail() {
   if (broken) return;
   broken = true;
   ++stats.join_failures;
-  for (unsigned p = 0; p < pool.size(); ++p) (void)gpu.synchronize(pool[p].handle);
+  for (unsigned p = 0; p < pool.size(); ++p) {
+    (void)gpu.synchronize(pool[p].handle);
+    pool.note_drained(p);
+  }
   win.remove_if([&](slot_id s) {
     drop_entry(s);
     return true;
@@ -93,7 +96,7 @@ bool scheduler::state::probe(slot_id s) {
   if (ps.known_complete >= e.seq) return true;
   if (record_entry(s) != 0) return false;
   if (gpu.query_event(e.event) != event_state::pending)
-    ps.known_complete = e.seq;  // an error also means nothing more will run
+    pool.note_complete(e.stream, e.seq);  // an error also means nothing more will run
   return true;
 }
 
@@ -121,7 +124,7 @@ void scheduler::state::age_summaries(vstream_state& vs) {
       complete = false;
       break;
     }
-    ps.known_complete = f.seq;
+    pool.note_complete(f.stream, f.seq);
   }
   if (complete) {
     vs.older.clear(released);
@@ -130,6 +133,18 @@ void scheduler::state::age_summaries(vstream_state& vs) {
     vs.older.absorb(vs.newer, released);
   }
   release_all(released);
+}
+
+void scheduler::state::pools_synchronized(std::uintptr_t owner, std::uint64_t point) {
+  for (unsigned p = 0; p < pool.size(); ++p) {
+    const pool_stream& ps = pool[p];
+    if ((owner == no_owner || ps.owner == owner) && ps.last_stamp <= point) pool.note_drained(p);
+  }
+}
+
+void scheduler::state::orphan_pool_streams(std::uintptr_t owner) {
+  for (unsigned p = 0; p < pool.size(); ++p)
+    if (pool[p].owner == owner) pool[p].owner = orphans_key;
 }
 
 }  // namespace acs

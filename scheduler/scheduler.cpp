@@ -52,16 +52,25 @@ inline void scheduler::state::add_dependency(const dependency& d) {
 }
 
 // A kernel goes behind its producer when that producer is its stream's tail:
-// stream order then replaces an event. Otherwise the least loaded stream.
-inline unsigned scheduler::state::choose_stream() {
+// stream order then replaces an event. Otherwise the least loaded stream that
+// no other application stream holds (rule 12), else one reclaimed; stream_pool::none
+// when there is none.
+inline unsigned scheduler::state::choose_stream(const virtual_stream& s) {
   const dependency* tail = nullptr;
-  for (const dependency& d : deps)
-    if (d.seq == pool[d.stream].issued && (tail == nullptr || d.seq > tail->seq)) tail = &d;
+  for (const dependency& d : deps) {
+    const pool_stream& ps = pool[d.stream];
+    // The producer is last there; a failed launch of another stream may have left waits
+    // behind it (pool_stream::held), and its priority is the stream's unless the key was reused.
+    if (d.seq == ps.issued && (ps.owner == s.key || ps.owner == no_owner) && ps.priority == s.priority &&
+        (tail == nullptr || d.seq > tail->seq))
+      tail = &d;
+  }
   if (tail != nullptr) {
     ++stats.same_stream;
     return tail->stream;
   }
-  return pool.pick_least_loaded();
+  const unsigned p = pool.pick_least_loaded(s.key, s.priority);
+  return p != stream_pool::none ? p : reclaim(s);
 }
 
 // Before anything more is issued on pool stream `p`: its unrecorded tail is
@@ -105,11 +114,48 @@ inline backend_status scheduler::state::wait_dependencies(unsigned p, const vstr
   return 0;
 }
 
+// The pool streams of the stream's priority, made at that priority's first launch: as many
+// as the settings ask for, within max_streams in all. None (a failure, or no room left): the
+// stream's kernels run in place, in order and at their priority.
+void scheduler::state::bind_pool(vstream_state& vs) {
+  vs.pool_bound = true;
+  for (const auto& [priority, made] : priority_sets) {
+    if (priority != vs.priority) continue;
+    vs.has_pool = made;
+    return;
+  }
+  const unsigned room = scheduler_config::max_streams - pool.size();
+  const bool made = room > 0 && pool.create(std::min(config.streams, room), vs.priority) == 0;
+  unrecorded_tail.resize(pool.size(), no_slot);
+  priority_sets.emplace_back(vs.priority, made);
+  vs.has_pool = made;
+}
+
+// Every pool stream of s's priority is held by another application stream, whose work there
+// may not have finished (rule 12). The one whose last work is oldest is asked, through an
+// event recorded there now, behind everything issued there (waits included): if that work
+// finished, the stream is free. Only when starved: one record and one query.
+unsigned scheduler::state::reclaim(const virtual_stream& s) {
+  unsigned oldest = stream_pool::none;
+  for (unsigned p = 0; p < pool.size(); ++p)
+    if (pool[p].priority == s.priority && (oldest == stream_pool::none || pool[p].last_stamp < pool[oldest].last_stamp))
+      oldest = p;
+  event_handle e = 0;
+  if (oldest == stream_pool::none || events.acquire(&e) != 0) return stream_pool::none;
+  const bool finished = gpu.record_event(e, pool[oldest].handle) == 0 && gpu.query_event(e) != event_state::pending;
+  events.release(e);
+  if (!finished) return stream_pool::none;
+  pool.note_drained(oldest);
+  return oldest;
+}
+
 backend_status scheduler::state::launch(const virtual_stream& s, const access_set& access, const void* kernel,
                                         std::uint64_t group) {
   if (queue != nullptr && queue->broken()) fail();
-  if (!start() || broken) return gpu.launch(kernel, s.handle);  // run in place, in order
+  if (broken) return gpu.launch(kernel, s.handle);  // run in place, in order
   vstream_state& vs = vstream(s);
+  if (!vs.pool_bound) bind_pool(vs);
+  if (!vs.has_pool) return launch_in_place(s, kernel);
   const bool coupled = apply_legacy_coupling(s, vs);
   if (vs.fork_dirty && refresh_fork(s, vs, coupled) != 0) return launch_in_place(s, kernel);
 
@@ -122,7 +168,12 @@ backend_status scheduler::state::launch(const virtual_stream& s, const access_se
     waited_ids.clear();
     for (slot_id d : dep_slots) waited_ids.push_back(win[d].launch_id);
   }
-  const unsigned p = choose_stream();
+  const unsigned p = choose_stream(s);
+  if (p == stream_pool::none) {  // every pool stream is held by other streams' work (rule 12)
+    events.release(done);
+    ++stats.starved;
+    return launch_in_place(s, kernel);
+  }
   slot_id shadowed = no_slot;
   const access_set* entry_access = &access;
   merger.next_launch();
@@ -139,6 +190,12 @@ backend_status scheduler::state::launch(const virtual_stream& s, const access_se
   if (status != 0) {
     events.release(done);
     ++stats.launch_errors;
+    // The waits issued for it stay queued on p, behind no kernel: p stays s's until a host
+    // sync or a fresh event shows them done (pool_stream::held).
+    pool_stream& held = pool[p];
+    held.owner = s.key;
+    held.held = true;
+    held.last_stamp = std::max(held.last_stamp, sync_point());
     return status;
   }
   if (shadowed != no_slot) {
@@ -150,6 +207,7 @@ backend_status scheduler::state::launch(const virtual_stream& s, const access_se
   pool.mark_chosen(p);
   pool_stream& ps = pool[p];
   const std::uint64_t seq = ++ps.issued;
+  ps.owner = s.key;
   vs.fork_waiters |= std::uint64_t{1} << p;
   ++stats.kernels;
   if (deps.empty()) ++stats.independent;
@@ -157,6 +215,7 @@ backend_status scheduler::state::launch(const virtual_stream& s, const access_se
   vs.unjoined |= std::uint64_t{1} << p;
   vs.unjoined_seq[p] = seq;
   vs.unjoined_stamp = stamp;
+  ps.last_stamp = stamp;
 
   if (win.full()) make_room();
   unrecorded_tail[p] = win.insert(s.key, group, *entry_access, p, seq, done, launch_id, stamp);
@@ -240,6 +299,7 @@ void scheduler::synchronized(std::uintptr_t stream_key, std::uint64_t point) {
   state& st = *state_;
   const auto it = st.vstreams.find(stream_key);
   if (it != st.vstreams.end()) st.drop_stream_entries(stream_key, it->second, point);
+  st.pools_synchronized(stream_key, point);
 }
 
 void scheduler::device_synchronized(std::uint64_t point) {
@@ -249,6 +309,7 @@ void scheduler::device_synchronized(std::uint64_t point) {
     st.drop_stream_entries(key, vs, point);
     if (vs.unjoined_stamp <= point) vs.unjoined = 0;  // complete: nothing left to wait for
   }
+  st.pools_synchronized(no_owner, point);
 }
 
 void scheduler::forget(std::uintptr_t stream_key) {
@@ -257,6 +318,7 @@ void scheduler::forget(std::uintptr_t stream_key) {
   auto it = st.vstreams.find(stream_key);
   if (it == st.vstreams.end()) return;
   st.orphan_unjoined(it->second);
+  st.orphan_pool_streams(stream_key);
   it = st.vstreams.find(stream_key);  // the orphans' entry may have been added: a rehash
   st.drop_stream_entries(stream_key, it->second);
   if (it->second.fork_event != 0) st.events.release(it->second.fork_event);

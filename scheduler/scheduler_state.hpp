@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "scheduler/backend_check.hpp"
@@ -29,6 +30,9 @@ inline constexpr slot_id no_slot = ~slot_id{0};
 struct vstream_state {
   stream_handle handle = 0;
   stream_kind kind = stream_kind::non_blocking;
+  int priority = 0;
+  bool pool_bound = false;  // whether has_pool is known for `priority` (bind_pool)
+  bool has_pool = false;    // pool streams of its priority exist: else its kernels run in place
   // Work was issued on the stream itself since its fork event was recorded:
   // the next redirected kernel must record a new one. True at first sight,
   // since the stream may already hold work issued before acs saw it.
@@ -63,8 +67,6 @@ struct scheduler::state {
   backend& gpu;
   issue_queue* queue;  // with issue_threads: the backend `gpu` is
   scheduler_config config;
-  bool started = false;
-  backend_status start_status = 0;
   bool broken = false;  // an own CUDA call failed: everything was waited for, launches run in place
   stream_pool pool;
   event_pool events;
@@ -75,6 +77,8 @@ struct scheduler::state {
   // kernel until its event is recorded (or it is shadowed), so recording it
   // late is exact.
   std::vector<slot_id> unrecorded_tail;
+  // The stream priorities whose pool streams were asked for, and whether they got any.
+  std::vector<std::pair<int, bool>> priority_sets;
   std::unordered_map<std::uintptr_t, vstream_state> vstreams;
   // Counters of work issued on the legacy stream and on blocking streams.
   std::uint64_t legacy_epoch = 0;
@@ -103,7 +107,7 @@ struct scheduler::state {
   inline void collect_dependencies(const virtual_stream& s, vstream_state& vs, const access_set& access,
                                    std::uint64_t group);
   inline void add_dependency(const dependency& d);
-  inline unsigned choose_stream();
+  inline unsigned choose_stream(const virtual_stream& s);
   inline backend_status settle_tail(unsigned p, const virtual_stream& s, const access_set& access,
                                     std::uint64_t group, slot_id& shadowed, const access_set*& entry_access);
   inline backend_status wait_dependencies(unsigned p, const vstream_state& vs);
@@ -111,16 +115,10 @@ struct scheduler::state {
                         std::uint64_t group);
   backend_status launch_in_place(const virtual_stream& s, const void* kernel);
 
+  void bind_pool(vstream_state& vs);
+  unsigned reclaim(const virtual_stream& s);
+
   // Used by every part, or at every launch, and small.
-  // Creates the pool at the first launch; false if it has no stream.
-  bool start() {
-    if (!started) {
-      started = true;
-      start_status = pool.create(config.streams);
-      unrecorded_tail.assign(pool.size(), no_slot);
-    }
-    return start_status == 0;
-  }
   vstream_state& vstream(const virtual_stream& s) {
     if (last_state == nullptr || last_key != s.key) {
       last_state = &vstreams[s.key];
@@ -128,6 +126,10 @@ struct scheduler::state {
     }
     last_state->handle = s.handle;
     last_state->kind = s.kind;
+    if (last_state->priority != s.priority) {
+      last_state->priority = s.priority;
+      last_state->pool_bound = false;
+    }
     return *last_state;
   }
   void release_all(std::vector<event_handle>& evs) {
@@ -185,6 +187,11 @@ struct scheduler::state {
   bool probe(slot_id s);
   void fold_oldest();
   void age_summaries(vstream_state& vs);
+  // A host sync from `point` of the stream `owner` (no_owner: of the device): the pool
+  // streams whose work it saw complete are free again (rule 12).
+  void pools_synchronized(std::uintptr_t owner, std::uint64_t point);
+  // A forgotten stream's pool streams stay held, by no stream, until their work is done.
+  void orphan_pool_streams(std::uintptr_t owner);
 };
 
 }  // namespace acs

@@ -16,7 +16,8 @@ enum class execution : std::uint8_t {
 
 struct program_outcome {
   std::vector<std::string> races;     // explained
-  std::vector<std::string> failures;  // calls that returned an error
+  std::vector<std::string> failures;  // calls that returned an error, a deadlock
+  std::vector<std::string> apart;     // through_acs: breaches of rule 12 (streams stay apart)
   std::vector<value> memory;          // after a final device sync
   std::vector<value> host_reads;      // in program order
   scheduler_stats stats;              // through_acs only
@@ -32,7 +33,8 @@ struct serial_outcome {
 // Every operation in program order, one at a time.
 serial_outcome run_serial(const program& p);
 
-// Empty if `got` shows no race, no failed call, and the serial memory and host reads.
+// Empty if `got` shows no race, no failed call, no deadlock, no breach of rule 12, and the
+// serial memory and host reads.
 std::string compare(const serial_outcome& expected, const program_outcome& got);
 
 }  // namespace acs::sim

@@ -37,9 +37,9 @@ TEST(stream_pool, least_loaded_prefers_fewest_in_window_then_round_robin) {
   pool[1].in_window = 1;
   pool[2].in_window = 1;
   pool.mark_chosen(1);
-  EXPECT_EQ(pool.pick_least_loaded(), 2u);
+  EXPECT_EQ(pool.pick_least_loaded(1, 0), 2u);
   pool.mark_chosen(2);
-  EXPECT_EQ(pool.pick_least_loaded(), 1u);
+  EXPECT_EQ(pool.pick_least_loaded(1, 0), 1u);
 }
 
 TEST(stream_pool, prefers_a_stream_known_idle) {
@@ -51,7 +51,7 @@ TEST(stream_pool, prefers_a_stream_known_idle) {
   pool[1].issued = 5;
   pool[1].known_complete = 5;  // known idle
   pool.mark_chosen(1);
-  EXPECT_EQ(pool.pick_least_loaded(), 1u);
+  EXPECT_EQ(pool.pick_least_loaded(1, 0), 1u);
 }
 
 TEST(stream_pool, redundant_waits_are_skipped) {
@@ -67,6 +67,53 @@ TEST(stream_pool, redundant_waits_are_skipped) {
   EXPECT_FALSE(pool.note_wait(1, 1, 4));  // same stream: order is free
   pool[1].known_complete = 4;
   EXPECT_FALSE(pool.note_wait(2, 1, 4));  // complete: nothing to wait for
+}
+
+// docs/design.md rule 12: a pool stream that holds another application stream's unfinished
+// kernels is never picked, however idle it looks; once its work is known complete, it is.
+TEST(stream_pool_cross_stream_spin, a_stream_held_by_another_stream_is_not_picked) {
+  testing::recording_backend gpu;
+  stream_pool pool(gpu);
+  ASSERT_EQ(pool.create(2), 0);
+  constexpr std::uintptr_t a = 11, b = 22;
+  pool[0].owner = a;
+  pool[0].issued = 1;
+  pool[1].owner = b;
+  pool[1].issued = 1;
+  pool[1].in_window = 5;  // busier, but b's own
+  EXPECT_EQ(pool.pick_least_loaded(b, 0), 1u);
+  EXPECT_EQ(pool.pick_least_loaded(a, 0), 0u);
+  EXPECT_EQ(pool.pick_least_loaded(33, 0), stream_pool::none) << "both streams are held";
+  pool.note_complete(0, 1);
+  EXPECT_EQ(pool[0].owner, no_owner);
+  EXPECT_EQ(pool.pick_least_loaded(33, 0), 0u) << "a's work there is complete";
+}
+
+TEST(stream_pool_cross_stream_spin, a_failed_launch_holds_its_stream_until_drained) {
+  testing::recording_backend gpu;
+  stream_pool pool(gpu);
+  ASSERT_EQ(pool.create(1), 0);
+  pool[0].owner = 11;
+  pool[0].held = true;  // waits queued there, behind no kernel
+  pool.note_complete(0, 0);
+  EXPECT_EQ(pool.pick_least_loaded(22, 0), stream_pool::none) << "its kernels are done, its waits maybe not";
+  pool.note_drained(0);
+  EXPECT_EQ(pool.pick_least_loaded(22, 0), 0u);
+}
+
+// A kernel only goes to a pool stream of its application stream's priority.
+TEST(stream_pool_stream_priority, streams_are_made_and_picked_by_priority) {
+  testing::recording_backend gpu;
+  stream_pool pool(gpu);
+  ASSERT_EQ(pool.create(2), 0);
+  EXPECT_EQ(pool.create(2, -3), status_not_supported) << "the recording backend has no priorities";
+  EXPECT_EQ(pool.size(), 2u);
+  for (unsigned i = 0; i < pool.size(); ++i) EXPECT_EQ(pool[i].priority, 0);
+  EXPECT_EQ(pool.pick_least_loaded(1, -3), stream_pool::none);
+  pool[0].priority = -3;  // as if made at -3
+  pool[0].in_window = 4;
+  EXPECT_EQ(pool.pick_least_loaded(1, -3), 0u);
+  EXPECT_EQ(pool.pick_least_loaded(1, 0), 1u);
 }
 
 }  // namespace
