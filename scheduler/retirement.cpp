@@ -142,9 +142,4 @@ void scheduler::state::pools_synchronized(std::uintptr_t owner, std::uint64_t po
   }
 }
 
-void scheduler::state::orphan_pool_streams(std::uintptr_t owner) {
-  for (unsigned p = 0; p < pool.size(); ++p)
-    if (pool[p].owner == owner) pool[p].owner = orphans_key;
-}
-
 }  // namespace acs

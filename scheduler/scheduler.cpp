@@ -55,22 +55,21 @@ inline void scheduler::state::add_dependency(const dependency& d) {
 // stream order then replaces an event. Otherwise the least loaded stream that
 // no other application stream holds (rule 12), else one reclaimed; stream_pool::none
 // when there is none.
-inline unsigned scheduler::state::choose_stream(const virtual_stream& s) {
+inline unsigned scheduler::state::choose_stream(const virtual_stream& s, const vstream_state& vs) {
   const dependency* tail = nullptr;
   for (const dependency& d : deps) {
     const pool_stream& ps = pool[d.stream];
-    // The producer is last there; a failed launch of another stream may have left waits
-    // behind it (pool_stream::held), and its priority is the stream's unless the key was reused.
-    if (d.seq == ps.issued && (ps.owner == s.key || ps.owner == no_owner) && ps.priority == s.priority &&
-        (tail == nullptr || d.seq > tail->seq))
+    // The producer is last there. Still s's: another stream's launch that failed there may
+    // have left waits behind it (pool_stream::held). Of its priority, unless the key was reused.
+    if (d.seq == ps.issued && ps.owner == s.key && ps.set == vs.pool_set && (tail == nullptr || d.seq > tail->seq))
       tail = &d;
   }
   if (tail != nullptr) {
     ++stats.same_stream;
     return tail->stream;
   }
-  const unsigned p = pool.pick_least_loaded(s.key, s.priority);
-  return p != stream_pool::none ? p : reclaim(s);
+  const unsigned p = pool.pick_least_loaded(s.key, vs.pool_set);
+  return p != stream_pool::none ? p : reclaim(vs);
 }
 
 // Before anything more is issued on pool stream `p`: its unrecorded tail is
@@ -119,27 +118,25 @@ inline backend_status scheduler::state::wait_dependencies(unsigned p, const vstr
 // stream's kernels run in place, in order and at their priority.
 void scheduler::state::bind_pool(vstream_state& vs) {
   vs.pool_bound = true;
-  for (const auto& [priority, made] : priority_sets) {
-    if (priority != vs.priority) continue;
-    vs.has_pool = made;
-    return;
+  unsigned k = pool.set_of(vs.priority);
+  if (k == stream_pool::none) {  // the first launch at this priority
+    const unsigned room = scheduler_config::max_streams - pool.size();
+    (void)pool.create(std::min(config.streams, room), vs.priority);
+    unrecorded_tail.resize(pool.size(), no_slot);
+    k = pool.set_of(vs.priority);
   }
-  const unsigned room = scheduler_config::max_streams - pool.size();
-  const bool made = room > 0 && pool.create(std::min(config.streams, room), vs.priority) == 0;
-  unrecorded_tail.resize(pool.size(), no_slot);
-  priority_sets.emplace_back(vs.priority, made);
-  vs.has_pool = made;
+  vs.pool_set = pool.set(k).begin != pool.set(k).end ? k : stream_pool::none;
 }
 
 // Every pool stream of s's priority is held by another application stream, whose work there
 // may not have finished (rule 12). The one whose last work is oldest is asked, through an
 // event recorded there now, behind everything issued there (waits included): if that work
 // finished, the stream is free. Only when starved: one record and one query.
-unsigned scheduler::state::reclaim(const virtual_stream& s) {
+unsigned scheduler::state::reclaim(const vstream_state& vs) {
   unsigned oldest = stream_pool::none;
-  for (unsigned p = 0; p < pool.size(); ++p)
-    if (pool[p].priority == s.priority && (oldest == stream_pool::none || pool[p].last_stamp < pool[oldest].last_stamp))
-      oldest = p;
+  const priority_set& k = pool.set(vs.pool_set);
+  for (unsigned p = k.begin; p < k.end; ++p)
+    if (oldest == stream_pool::none || pool[p].last_stamp < pool[oldest].last_stamp) oldest = p;
   event_handle e = 0;
   if (oldest == stream_pool::none || events.acquire(&e) != 0) return stream_pool::none;
   const bool finished = gpu.record_event(e, pool[oldest].handle) == 0 && gpu.query_event(e) != event_state::pending;
@@ -155,7 +152,7 @@ backend_status scheduler::state::launch(const virtual_stream& s, const access_se
   if (broken) return gpu.launch(kernel, s.handle);  // run in place, in order
   vstream_state& vs = vstream(s);
   if (!vs.pool_bound) bind_pool(vs);
-  if (!vs.has_pool) return launch_in_place(s, kernel);
+  if (vs.pool_set == stream_pool::none) return launch_in_place(s, kernel);
   const bool coupled = apply_legacy_coupling(s, vs);
   if (vs.fork_dirty && refresh_fork(s, vs, coupled) != 0) return launch_in_place(s, kernel);
 
@@ -168,7 +165,7 @@ backend_status scheduler::state::launch(const virtual_stream& s, const access_se
     waited_ids.clear();
     for (slot_id d : dep_slots) waited_ids.push_back(win[d].launch_id);
   }
-  const unsigned p = choose_stream(s);
+  const unsigned p = choose_stream(s, vs);
   if (p == stream_pool::none) {  // every pool stream is held by other streams' work (rule 12)
     events.release(done);
     ++stats.starved;
@@ -188,14 +185,7 @@ backend_status scheduler::state::launch(const virtual_stream& s, const access_se
   const backend_status status = gpu.launch(kernel, pool[p].handle);
   if (observer != nullptr) observer->after_launch(launch_id, status);
   if (status != 0) {
-    events.release(done);
-    ++stats.launch_errors;
-    // The waits issued for it stay queued on p, behind no kernel: p stays s's until a host
-    // sync or a fresh event shows them done (pool_stream::held).
-    pool_stream& held = pool[p];
-    held.owner = s.key;
-    held.held = true;
-    held.last_stamp = std::max(held.last_stamp, sync_point());
+    launch_failed(s, p, done);
     return status;
   }
   if (shadowed != no_slot) {
@@ -207,7 +197,7 @@ backend_status scheduler::state::launch(const virtual_stream& s, const access_se
   pool.mark_chosen(p);
   pool_stream& ps = pool[p];
   const std::uint64_t seq = ++ps.issued;
-  ps.owner = s.key;
+  pool.claim(p, s.key);
   vs.fork_waiters |= std::uint64_t{1} << p;
   ++stats.kernels;
   if (deps.empty()) ++stats.independent;
@@ -232,6 +222,17 @@ backend_status scheduler::state::launch(const virtual_stream& s, const access_se
   if (observer != nullptr)
     observer->dispatched({launch_id, s.key, p, ps.handle, waited_ids.data(), waited_ids.size(), win.size()});
   return status;
+}
+
+// The launch on pool stream `p` failed (its status is the application's). The waits issued
+// for it stay queued there, behind no kernel: p stays s's until a host sync or an event
+// recorded behind them shows them done (pool_stream::held).
+void scheduler::state::launch_failed(const virtual_stream& s, unsigned p, event_handle done) {
+  events.release(done);
+  ++stats.launch_errors;
+  pool.claim(p, s.key);
+  pool[p].held = true;
+  pool[p].last_stamp = std::max(pool[p].last_stamp, sync_point());
 }
 
 // The kernel runs on the application's stream, which keeps its order: after
@@ -318,7 +319,7 @@ void scheduler::forget(std::uintptr_t stream_key) {
   auto it = st.vstreams.find(stream_key);
   if (it == st.vstreams.end()) return;
   st.orphan_unjoined(it->second);
-  st.orphan_pool_streams(stream_key);
+  st.pool.disown(stream_key, state::orphans_key);  // its work there still runs: no other stream's may queue behind it
   it = st.vstreams.find(stream_key);  // the orphans' entry may have been added: a rehash
   st.drop_stream_entries(stream_key, it->second);
   if (it->second.fork_event != 0) st.events.release(it->second.fork_event);

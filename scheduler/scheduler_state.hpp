@@ -11,7 +11,6 @@
 #include <array>
 #include <cstdint>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "scheduler/backend_check.hpp"
@@ -31,8 +30,8 @@ struct vstream_state {
   stream_handle handle = 0;
   stream_kind kind = stream_kind::non_blocking;
   int priority = 0;
-  bool pool_bound = false;  // whether has_pool is known for `priority` (bind_pool)
-  bool has_pool = false;    // pool streams of its priority exist: else its kernels run in place
+  bool pool_bound = false;             // whether pool_set is known for `priority` (bind_pool)
+  unsigned pool_set = stream_pool::none;  // the pool streams of its priority; none: it runs in place
   // Work was issued on the stream itself since its fork event was recorded:
   // the next redirected kernel must record a new one. True at first sight,
   // since the stream may already hold work issued before acs saw it.
@@ -77,8 +76,6 @@ struct scheduler::state {
   // kernel until its event is recorded (or it is shadowed), so recording it
   // late is exact.
   std::vector<slot_id> unrecorded_tail;
-  // The stream priorities whose pool streams were asked for, and whether they got any.
-  std::vector<std::pair<int, bool>> priority_sets;
   std::unordered_map<std::uintptr_t, vstream_state> vstreams;
   // Counters of work issued on the legacy stream and on blocking streams.
   std::uint64_t legacy_epoch = 0;
@@ -107,16 +104,17 @@ struct scheduler::state {
   inline void collect_dependencies(const virtual_stream& s, vstream_state& vs, const access_set& access,
                                    std::uint64_t group);
   inline void add_dependency(const dependency& d);
-  inline unsigned choose_stream(const virtual_stream& s);
+  inline unsigned choose_stream(const virtual_stream& s, const vstream_state& vs);
   inline backend_status settle_tail(unsigned p, const virtual_stream& s, const access_set& access,
                                     std::uint64_t group, slot_id& shadowed, const access_set*& entry_access);
   inline backend_status wait_dependencies(unsigned p, const vstream_state& vs);
   backend_status launch(const virtual_stream& s, const access_set& access, const void* kernel,
                         std::uint64_t group);
+  void launch_failed(const virtual_stream& s, unsigned p, event_handle done);
   backend_status launch_in_place(const virtual_stream& s, const void* kernel);
 
   void bind_pool(vstream_state& vs);
-  unsigned reclaim(const virtual_stream& s);
+  unsigned reclaim(const vstream_state& vs);
 
   // Used by every part, or at every launch, and small.
   vstream_state& vstream(const virtual_stream& s) {
@@ -190,8 +188,7 @@ struct scheduler::state {
   // A host sync from `point` of the stream `owner` (no_owner: of the device): the pool
   // streams whose work it saw complete are free again (rule 12).
   void pools_synchronized(std::uintptr_t owner, std::uint64_t point);
-  // A forgotten stream's pool streams stay held, by no stream, until their work is done.
-  void orphan_pool_streams(std::uintptr_t owner);
+
 };
 
 }  // namespace acs

@@ -39,10 +39,14 @@ class in_context {
 
 }  // namespace
 
-backend_status cuda_backend::create_stream(stream_handle* out) {
+backend_status cuda_backend::create_stream(stream_handle* out) { return create_stream_with_priority(out, 0); }
+
+backend_status cuda_backend::create_stream_with_priority(stream_handle* out, int priority) {
+  if (priority != 0 && cuda_.cuStreamCreateWithPriority_ == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
   in_context guard(cuda_, context_);
   CUstream s = nullptr;
-  const CUresult r = cuda_.cuStreamCreate_(&s, CU_STREAM_NON_BLOCKING);
+  const CUresult r = priority == 0 ? cuda_.cuStreamCreate_(&s, CU_STREAM_NON_BLOCKING)
+                                   : cuda_.cuStreamCreateWithPriority_(&s, CU_STREAM_NON_BLOCKING, priority);
   if (r == CUDA_SUCCESS) *out = reinterpret_cast<stream_handle>(s);
   return r;
 }
