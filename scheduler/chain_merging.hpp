@@ -52,8 +52,10 @@ class chain_merger {
   }
   // The fate of tail entry `tail` (slot `t`) of the chosen pool stream, for a new kernel of
   // virtual stream `vstream` with footprint `access`, scope `group`, depending on `dep_slots`.
-  tail_fate settle(const window_entry& tail, slot_id t, std::uintptr_t vstream, const access_set& access,
-                   std::uint64_t group, const std::vector<slot_id>& dep_slots) {
+  // At nearly every launch: inlined into it.
+  [[gnu::always_inline]] tail_fate settle(const window_entry& tail, slot_id t, std::uintptr_t vstream,
+                                          const access_set& access, std::uint64_t group,
+                                          const std::vector<slot_id>& dep_slots) {
     if (group != 0 || tail.group != 0 || tail.vstream != vstream) return tail_fate::record;
     if (shadows(tail.reads, tail.writes, access)) return tail_fate::shadowed;
     if (may_merge() && std::find(dep_slots.begin(), dep_slots.end(), t) != dep_slots.end() &&

@@ -78,7 +78,7 @@ void scheduler::state::make_room() {
   for (unsigned i = 0; i < batch && !win.empty() && !broken; ++i) fold_oldest();
 }
 
-slot_id scheduler::state::second_newest_on(unsigned p) const {
+ACS_STEP slot_id scheduler::state::second_newest_on(unsigned p) const {
   slot_id newest = no_slot, second = no_slot;
   win.for_each([&](slot_id s) {
     if (win[s].stream != p) return;
@@ -90,7 +90,7 @@ slot_id scheduler::state::second_newest_on(unsigned p) const {
 
 // Queries entry `s` (recording its event first if it is its stream's tail);
 // false when recording failed.
-bool scheduler::state::probe(slot_id s) {
+ACS_STEP bool scheduler::state::probe(slot_id s) {
   const window_entry& e = win[s];
   pool_stream& ps = pool[e.stream];
   if (ps.known_complete >= e.seq) return true;

@@ -29,7 +29,7 @@ scheduler::state::state(backend& g, issue_queue* q, scheduler_config c)
   config.streams = std::clamp(c.streams, 1u, scheduler_config::max_streams);
 }
 
-inline void scheduler::state::collect_dependencies(const virtual_stream& s, vstream_state& vs, const access_set& access,
+ACS_STEP void scheduler::state::collect_dependencies(const virtual_stream& s, vstream_state& vs, const access_set& access,
                                             std::uint64_t group) {
   dep_slots.clear();
   deps.clear();
@@ -42,7 +42,7 @@ inline void scheduler::state::collect_dependencies(const virtual_stream& s, vstr
 
 // Waiting on the latest kernel of a pool stream covers its earlier ones:
 // keep one dependency per pool stream (a long chain has many in the window).
-inline void scheduler::state::add_dependency(const dependency& d) {
+ACS_STEP void scheduler::state::add_dependency(const dependency& d) {
   for (dependency& known : deps) {
     if (known.stream != d.stream) continue;
     if (d.seq > known.seq) known = d;
@@ -55,7 +55,7 @@ inline void scheduler::state::add_dependency(const dependency& d) {
 // stream order then replaces an event. Otherwise the least loaded stream that
 // no other application stream holds (rule 12), else one reclaimed; stream_pool::none
 // when there is none.
-inline unsigned scheduler::state::choose_stream(const virtual_stream& s, const vstream_state& vs) {
+ACS_STEP unsigned scheduler::state::choose_stream(const virtual_stream& s, const vstream_state& vs) {
   const dependency* tail = nullptr;
   for (const dependency& d : deps) {
     const pool_stream& ps = pool[d.stream];
@@ -77,7 +77,7 @@ inline unsigned scheduler::state::choose_stream(const virtual_stream& s, const v
 // now. Should the new kernel's launch fail, a shadowed tail stays the
 // unrecorded tail; waits issued meanwhile on `p` can then only make its event
 // later than needed, never earlier.
-inline backend_status scheduler::state::settle_tail(unsigned p, const virtual_stream& s, const access_set& access,
+ACS_STEP backend_status scheduler::state::settle_tail(unsigned p, const virtual_stream& s, const access_set& access,
                                              std::uint64_t group, slot_id& shadowed,
                                              const access_set*& entry_access) {
   shadowed = no_slot;
@@ -95,7 +95,7 @@ inline backend_status scheduler::state::settle_tail(unsigned p, const virtual_st
   return record_entry(t);
 }
 
-inline backend_status scheduler::state::wait_dependencies(unsigned p, const vstream_state& vs) {
+ACS_STEP backend_status scheduler::state::wait_dependencies(unsigned p, const vstream_state& vs) {
   for (const dependency& d : deps) {
     merger.note_wait_for(d.stream, d.seq, pool[d.stream].issued, p);
     if (!pool.note_wait(p, d.stream, d.seq)) continue;
