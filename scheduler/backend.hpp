@@ -13,13 +13,21 @@ using event_handle = std::uintptr_t;
 // cudaError_t of the call that failed, passed back to the application unchanged.
 using backend_status = int;
 
+// What a backend returns for a call it cannot make (CUDA's cudaErrorNotSupported).
+inline constexpr backend_status status_not_supported = 801;
+
 enum class event_state : std::uint8_t { complete, pending, error };
 
 class backend {
  public:
   virtual ~backend() = default;
-  // A stream that does not synchronise with the legacy default stream.
+  // A stream that does not synchronise with the legacy default stream, of the default priority.
   virtual backend_status create_stream(stream_handle* out) = 0;
+  // The same, with CUDA's stream priority `priority` (lower is more urgent, 0 the default; the
+  // GPU clamps it to its range). A backend without priorities can only make priority 0.
+  virtual backend_status create_stream_with_priority(stream_handle* out, int priority) {
+    return priority == 0 ? create_stream(out) : status_not_supported;
+  }
   // An event without timing.
   virtual backend_status create_event(event_handle* out) = 0;
   virtual backend_status record_event(event_handle event, stream_handle stream) = 0;

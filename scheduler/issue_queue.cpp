@@ -146,9 +146,11 @@ backend_status issue_queue::execute(const command& c) noexcept {
   return 1;
 }
 
-backend_status issue_queue::create_stream(stream_handle* out) {
+backend_status issue_queue::create_stream(stream_handle* out) { return create_stream_with_priority(out, 0); }
+
+backend_status issue_queue::create_stream_with_priority(stream_handle* out, int priority) {
   drain();
-  const backend_status st = inner_.create_stream(out);
+  const backend_status st = inner_.create_stream_with_priority(out, priority);
   if (st == 0) pool_streams_.push_back(*out);
   return st;
 }

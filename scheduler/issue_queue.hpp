@@ -70,6 +70,7 @@ class issue_queue final : public backend {
   backend_status create_stream(stream_handle* out) override;
   void destroy_stream(stream_handle stream) noexcept override;
   backend_status synchronize(stream_handle stream) override;
+  backend_status create_stream_with_priority(stream_handle* out, int priority) override;
   backend_status create_event(event_handle* out) override;
   void destroy_event(event_handle event) noexcept override;
   // Queued for the lane of a pool stream, or made at once (see above).

@@ -21,10 +21,13 @@
 // A kernel's own event is recorded only when something needs it (a dependant
 // on another pool stream, a join, the window making room), and before
 // anything else is issued on its pool stream, so it is never late; when the
-// next kernel on that stream shadows it (scheduler.cpp, settle_tail), never.
+// next kernel on that stream shadows it (chain_merging.hpp), never.
 // Dependencies are tracked between kernels of the same virtual stream only:
 // across streams the application orders work itself, through events, which
-// reach us as barriers.
+// reach us as barriers. And streams stay apart (docs/design.md rule 12): a
+// kernel never goes behind another virtual stream's unfinished work on a pool
+// stream, and runs on a pool stream of its stream's priority (stream_pool.hpp).
+// When every such pool stream is held by other streams, it runs in place.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -48,6 +51,7 @@ struct virtual_stream {
   std::uintptr_t key = 0;     // unique per stream (per thread for the per-thread default stream)
   stream_handle handle = 0;   // what join and fork events are recorded on and waited by
   stream_kind kind = stream_kind::non_blocking;
+  int priority = 0;           // CUDA's stream priority (0 for the default streams): its pool streams'
 };
 
 // What a tracer learns of each dispatched kernel (see set_observer).

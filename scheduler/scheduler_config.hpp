@@ -9,12 +9,12 @@ namespace acs {
 // When a kernel follows its producer on the same pool stream, whether the producer's event
 // may be skipped by folding its footprint into the kernel's window entry: whatever depends
 // on the producer then waits for the kernel too (later than needed, never earlier), for one
-// event record less. `adaptive` merges while such late waits are rare (scheduler.cpp).
+// event record less. `adaptive` merges while such late waits are rare (chain_merging.hpp).
 enum class chain_merge : std::uint8_t { adaptive, always, never };
 
 struct scheduler_config {
   unsigned window = 32;   // kernels in flight per device, 1..max_window
-  unsigned streams = 8;   // pool streams, 1..max_streams
+  unsigned streams = 8;   // pool streams per stream priority in use, 1..max_streams (max_streams in all)
   bool eager_join = false;  // join each kernel into its stream at once (scheduler.hpp)
   chain_merge merge = chain_merge::adaptive;
   // Pool-stream records, waits and launches are issued by this many threads of the
@@ -38,6 +38,7 @@ struct scheduler_config {
   _(shadowed, events_unneeded, "kernels whose event was never recorded: shadowed or merged (settle_tail)")  \
   _(merged, merged, "of those, merged into their successor's entry")                                        \
   _(barriers, barriers, "operations issued directly on an application stream")                             \
+  _(starved, in_place, "kernels run on their own stream: other streams held every pool stream (rule 12)")   \
   _(folds, folds, "window entries folded into a summary while running")                                    \
   _(launch_errors, launch_errors, "launches that returned an error")                                        \
   _(join_failures, join_failures, "acs's own event calls failed: it now runs in place")                    \

@@ -21,7 +21,7 @@ struct window_entry {
   event_handle event = 0;       // recorded after it on the pool stream, when first needed (scheduler.cpp)
   std::uint64_t launch_id = 0;  // for observers
   std::uint64_t stamp = 0;      // process-wide issue order (scheduler::sync_point)
-  bool merged = false;          // holds its producers' footprints too (scheduler.cpp, settle_tail)
+  bool merged = false;          // holds its producers' footprints too (chain_merging.hpp)
   std::vector<byte_range> reads;
   std::vector<byte_range> writes;
   access_set own;               // when merged: the kernel's own footprint alone

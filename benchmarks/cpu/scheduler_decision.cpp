@@ -1,7 +1,9 @@
 // Host time of one scheduling decision: dependency check against the window,
 // stream choice, bookkeeping and retire/fold, on a backend whose calls cost
 // nothing. The ACS paper measured 510 ns per decision; our goal is 150 ns at
-// window 32 with 6 ranges per kernel.
+// window 32 with 6 ranges per kernel. `decision` launches on one application
+// stream, as the sample and the DRL benchmarks do; `decision_streams` round-robin
+// on several, whose pool streams must stay apart (docs/design.md rule 12).
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -56,18 +58,19 @@ std::vector<acs::access_set> make_kernels(int ranges, int buffers, std::size_t c
   return kernels;
 }
 
-void decision(benchmark::State& state) {
-  const auto window = static_cast<unsigned>(state.range(0));
-  const auto ranges = static_cast<int>(state.range(1));
-  const auto buffers = static_cast<int>(state.range(2));
+void run_decisions(benchmark::State& state, unsigned window, int ranges, int buffers, unsigned app_streams) {
   null_backend gpu;
   acs::scheduler sched(gpu, {window, 16});
-  const acs::virtual_stream stream{1, 1, acs::stream_kind::non_blocking};
+  std::vector<acs::virtual_stream> streams;
+  for (std::uintptr_t v = 1; v <= app_streams; ++v) streams.push_back({v, v, acs::stream_kind::non_blocking});
+  // Kernel i goes to application stream i % app_streams: no division in the timed loop.
+  std::vector<std::uint8_t> stream_of(4096);
+  for (std::size_t i = 0; i < stream_of.size(); ++i) stream_of[i] = static_cast<std::uint8_t>(i % app_streams);
   const std::vector<acs::access_set> kernels = make_kernels(ranges, buffers, 4096);
   std::size_t i = 0;
-  for (std::size_t k = 0; k < 2 * window; ++k) sched.launch(stream, kernels[k], nullptr);  // fill the window
+  for (std::size_t k = 0; k < 2 * window; ++k) sched.launch(streams[stream_of[k]], kernels[k], nullptr);  // fill the window
   for (auto _ : state) {
-    benchmark::DoNotOptimize(sched.launch(stream, kernels[i], nullptr));
+    benchmark::DoNotOptimize(sched.launch(streams[stream_of[i]], kernels[i], nullptr));
     i = (i + 1) & 4095;
   }
   const acs::scheduler_stats s = sched.stats();
@@ -75,6 +78,21 @@ void decision(benchmark::State& state) {
   state.counters["dependent"] = static_cast<double>(s.kernels - s.independent) / launched;
   state.counters["waits"] = static_cast<double>(s.dependency_waits) / launched;
 }
+
+void decision(benchmark::State& state) {
+  run_decisions(state, static_cast<unsigned>(state.range(0)), static_cast<int>(state.range(1)),
+                static_cast<int>(state.range(2)), 1);
+}
+
+void decision_streams(benchmark::State& state) {
+  run_decisions(state, static_cast<unsigned>(state.range(0)), static_cast<int>(state.range(1)),
+                static_cast<int>(state.range(2)), static_cast<unsigned>(state.range(3)));
+}
+
+BENCHMARK(decision_streams)
+    ->ArgNames({"window", "ranges", "buffers", "streams"})
+    ->ArgsProduct({{32}, {2, 6}, {1024}, {2, 4}})
+    ->Unit(benchmark::kNanosecond);
 
 BENCHMARK(decision)
     ->ArgNames({"window", "ranges", "buffers"})

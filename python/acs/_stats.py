@@ -14,6 +14,7 @@ SECTIONS = [
         ("same_stream", "  placed behind their producer"),
         ("events_unneeded", "  whose event was never needed"),
         ("merged", "  merged into their successor"),
+        ("in_place", "left on their own stream (every pool stream held by another)"),
         ("passed", "passed straight through"),
     ]),
     ("Ordering", [
@@ -23,7 +24,7 @@ SECTIONS = [
         ("barriers", "barriers"),
         ("folds", "folds (window full)"),
         ("mean_occupancy", "mean window occupancy"),
-        ("occupancy_sum", "  window entries in flight, summed at each launch"),
+        ("occupancy_sum", "  entries in flight, summed over launches"),
     ]),
     ("Inference", [
         ("functions_ptx", "kernel functions with their PTX read"),

@@ -52,8 +52,15 @@ backend_status create_in(const driver::table& cuda, CUcontext context, Create cr
 
 }  // namespace
 
-backend_status cuda_backend::create_stream(stream_handle* out) {
-  return create_in<CUstream>(cuda_, context_, cuda_.cuStreamCreate_, CU_STREAM_NON_BLOCKING, out);
+backend_status cuda_backend::create_stream(stream_handle* out) { return create_stream_with_priority(out, 0); }
+
+backend_status cuda_backend::create_stream_with_priority(stream_handle* out, int priority) {
+  if (priority == 0) return create_in<CUstream>(cuda_, context_, cuda_.cuStreamCreate_, CU_STREAM_NON_BLOCKING, out);
+  if (cuda_.cuStreamCreateWithPriority_ == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+  const auto create = [this, priority](CUstream* s, unsigned flags) {
+    return cuda_.cuStreamCreateWithPriority_(s, flags, priority);
+  };
+  return create_in<CUstream>(cuda_, context_, create, CU_STREAM_NON_BLOCKING, out);
 }
 
 backend_status cuda_backend::create_event(event_handle* out) {

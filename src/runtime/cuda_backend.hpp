@@ -34,6 +34,8 @@ class cuda_backend final : public backend {
   backend_status create_stream(stream_handle* out) override;
   backend_status synchronize(stream_handle stream) override;
   void destroy_stream(stream_handle stream) noexcept override;
+  // cuStreamCreateWithPriority; CUDA_ERROR_NOT_SUPPORTED for a non-zero priority without it.
+  backend_status create_stream_with_priority(stream_handle* out, int priority) override;
   backend_status create_event(event_handle* out) override;
   backend_status record_event(event_handle event, stream_handle stream) override;
   backend_status wait_event(stream_handle stream, event_handle event) override;

@@ -18,6 +18,7 @@ struct stream_info {
   context_entry* context = nullptr;
   stream_kind kind = stream_kind::blocking;
   stream_mode* mode = nullptr;
+  int priority = 0;  // its pool streams' (docs/design.md rule 12)
 };
 
 std::atomic<int> redirected{0};
@@ -78,6 +79,9 @@ bool query_stream(const driver::table& cuda, CUstream s, stream_info& out) {
     return false;
   out.context = context_of(cuda, context);
   out.kind = (flags & CU_STREAM_NON_BLOCKING) != 0 ? stream_kind::non_blocking : stream_kind::blocking;
+  // Without the query (an old driver), the default priority: what the pool streams had before.
+  if (cuda.cuStreamGetPriority_ == nullptr || cuda.cuStreamGetPriority_(s, &out.priority) != CUDA_SUCCESS)
+    out.priority = 0;
   return out.context != nullptr;
 }
 
@@ -165,6 +169,7 @@ bool resolve_stream(const driver::table& cuda, CUstream stream, default_stream z
     // The per-thread default stream synchronises with the legacy stream like a blocking stream.
     out.stream.kind = legacy ? stream_kind::legacy : stream_kind::blocking;
     out.mode = legacy ? &out.context->legacy_mode : this_thread_stream().mode_in(out.context);
+    out.stream.priority = 0;  // both default streams have the default priority
     return true;
   }
   stream_info info;
@@ -174,6 +179,7 @@ bool resolve_stream(const driver::table& cuda, CUstream stream, default_stream z
   out.stream.handle = reinterpret_cast<stream_handle>(s);
   out.stream.kind = info.kind;
   out.mode = info.mode;
+  out.stream.priority = info.priority;
   return true;
 }
 
@@ -185,7 +191,8 @@ bool forget_stream(CUstream stream, stream_target& was) {
   const auto it = t.streams.find(stream);
   if (it == t.streams.end()) return false;
   was.context = it->second.context;
-  was.stream = {reinterpret_cast<std::uintptr_t>(stream), reinterpret_cast<stream_handle>(stream), it->second.kind};
+  was.stream = {reinterpret_cast<std::uintptr_t>(stream), reinterpret_cast<stream_handle>(stream), it->second.kind,
+                it->second.priority};
   modes().give_back(it->second.mode);
   t.streams.erase(it);
   return true;

@@ -11,7 +11,8 @@
 // thread (and never reused), while the handle CU_STREAM_PER_THREAD stays valid
 // for the scheduler because only the owning thread records or waits on it.
 //
-// Created streams are looked up once with cuStreamGetCtx / cuStreamGetFlags and
+// Created streams are looked up once with cuStreamGetCtx / cuStreamGetFlags /
+// cuStreamGetPriority (their pool streams get that priority, docs/design.md rule 12) and
 // cached (a process-wide map, fronted by a small per-thread cache); a destroyed
 // stream's handle may be reused at once, so destruction invalidates the caches.
 #include <cuda.h>
@@ -28,7 +29,7 @@ namespace acs {
 
 struct stream_target {
   context_entry* context = nullptr;
-  virtual_stream stream;      // key, handle (never 0), kind
+  virtual_stream stream;        // key, handle (never 0), kind, priority
   stream_mode* mode = nullptr;  // whether acs redirects the stream's kernels (never null once resolved)
 };
 

@@ -5,7 +5,7 @@
 // used instead.
 //
 //   ACS_WINDOW       kernels in flight per device          1..1024, default 32
-//   ACS_STREAMS      pool streams per device               1..64,   default 16
+//   ACS_STREAMS      pool streams per device and priority  1..64,   default 16
 //   ACS_DISABLE      1: pass every call straight through   boolean, default 0
 //   ACS_LOG_LEVEL    trace|debug|info|warn|error|critical|off,      default warn
 //   ACS_STATS        1: print a summary at exit            boolean, default 0

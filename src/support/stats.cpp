@@ -126,6 +126,10 @@ std::string format_human(const summary& s) {
   out += fmt::format("[acs] stats: {} kernel functions, {} with their PTX read (parameters never written "
                      "through count as read only)\n",
                      s.functions_ptx + s.functions_no_ptx, s.functions_ptx);
+  if (k.starved != 0)
+    out += fmt::format("[acs] stats: {} kernels ran on their own stream: every pool stream of their priority held "
+                       "another stream's unfinished work (streams stay apart)\n",
+                       k.starved);
   if (k.deferred != 0 || k.deferred_failures != 0)
     out += fmt::format("[acs] stats: {} launches issued by acs's thread ({} failed there), {} waits for it\n",
                        k.deferred, k.deferred_failures, k.issue_waits);

@@ -21,10 +21,12 @@ class runner {
   runner(const program& p, execution how) : p_(p), how_(how), sim_(p.device) {
     if (how_ == execution::through_acs) acs_.emplace(sim_, p.config);
     if (p.fault_kernel) sim_.fault_when_done(p.kernels[*p.fault_kernel].id, context_error);
-    for (stream_kind kind : p.streams) {
+    for (std::size_t i = 0; i < p.streams.size(); ++i) {
+      const stream_kind kind = p.streams[i];
+      const int priority = p.priorities[i];
       const stream_handle h =
-          kind == stream_kind::legacy ? sim_device::legacy_stream : sim_.create_app_stream(kind);
-      streams_.push_back({h + 1, h, kind});
+          kind == stream_kind::legacy ? sim_device::legacy_stream : sim_.create_app_stream(kind, priority);
+      streams_.push_back({h + 1, h, kind, priority});
     }
     for (unsigned i = 0; i < p.events; ++i) check(sim_.create_event(&events_.emplace_back()), "create_event");
     if (how_ == execution::naive_redirect) {
@@ -49,7 +51,9 @@ class runner {
     out_.context_failed = sim_.faulted();
     // The faulting kernel's launch was accepted, so it must have run (and the failure come back).
     if (fault_launched_ && !out_.context_failed) out_.failures.push_back("the faulting kernel was accepted but never ran");
+    if (sim_.deadlocked()) out_.failures.push_back("deadlock: " + sim_.deadlock_report());
     for (const race& r : sim_.races()) out_.races.push_back(sim_.explain(r));
+    if (acs_) check_streams_apart();
     out_.memory = sim_.memory();
     return std::move(out_);
   }
@@ -75,6 +79,31 @@ class runner {
     } else if (status == 0 && error_step_) {
       out_.failures.push_back(where + " succeeded after step " + std::to_string(*error_step_) +
                               " had returned the context failure");
+    }
+  }
+
+  // Rule 12: no kernel was queued on a pool stream behind unfinished work of another stream,
+  // and every kernel ran on a pool stream of its stream's priority, or in place on its stream.
+  void check_streams_apart() {
+    std::vector<int> stream_of(p_.kernels.size() + 1, -1);  // by kernel id
+    for (const program_step& s : p_.steps)
+      if (s.what == step_kind::launch || s.what == step_kind::library_call || s.what == step_kind::host_function)
+        stream_of[p_.kernels[s.kernel].id] = static_cast<int>(s.stream);
+    for (const sim_device::queued_pair& q : sim_.queued_behind())
+      if (stream_of[q.earlier] != stream_of[q.later])
+        out_.apart.push_back("kernel " + std::to_string(q.later) + " (s" + std::to_string(stream_of[q.later]) +
+                             ") was queued behind kernel " + std::to_string(q.earlier) + " (s" +
+                             std::to_string(stream_of[q.earlier]) + ") on a pool stream");
+    for (const program_step& s : p_.steps) {
+      if (s.what != step_kind::launch || s.rejected) continue;
+      const kernel& k = p_.kernels[s.kernel];
+      const std::optional<stream_handle> ran_on = sim_.kernel_stream(k.id);
+      if (!ran_on) continue;  // its launch failed: reported as such
+      const virtual_stream& vs = streams_[s.stream];
+      if (sim_.is_pool_stream(*ran_on) ? sim_.priority(*ran_on) != vs.priority : *ran_on != vs.handle)
+        out_.apart.push_back("kernel " + std::to_string(k.id) + " of s" + std::to_string(s.stream) + " (priority " +
+                             std::to_string(vs.priority) + ") ran on stream " + std::to_string(*ran_on) +
+                             " of priority " + std::to_string(sim_.priority(*ran_on)));
     }
   }
 
@@ -201,6 +230,7 @@ serial_outcome run_serial(const program& p) {
 std::string compare(const serial_outcome& expected, const program_outcome& got) {
   std::ostringstream out;
   for (const std::string& f : got.failures) out << f << '\n';
+  for (std::size_t i = 0; i < got.apart.size() && i < 5; ++i) out << "rule 12: " << got.apart[i] << '\n';
   const std::size_t shown = got.races.size() < 5 ? got.races.size() : 5;
   for (std::size_t i = 0; i < shown; ++i) out << got.races[i] << '\n';
   if (got.races.size() > shown) out << "... " << got.races.size() - shown << " more race(s)\n";

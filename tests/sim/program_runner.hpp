@@ -16,11 +16,12 @@ enum class execution : std::uint8_t {
 
 struct program_outcome {
   std::vector<std::string> races;     // explained
-  // Calls that returned an error; with a context failure (program::fault_kernel), what broke
-  // CUDA's reporting of it instead: a success after a call had returned it, another error, a
-  // launch accepted that never ran.
+  // Calls that returned an error, a deadlock; with a context failure (program::fault_kernel),
+  // what broke CUDA's reporting of it instead: a success after a call had returned it, another
+  // error, a launch accepted that never ran.
   std::vector<std::string> failures;
   bool context_failed = false;        // the fault happened: memory and host reads are not compared
+  std::vector<std::string> apart;     // through_acs: breaches of rule 12 (streams stay apart)
   std::vector<value> memory;          // after a final device sync
   std::vector<value> host_reads;      // in program order
   scheduler_stats stats;              // through_acs only
@@ -36,7 +37,8 @@ struct serial_outcome {
 // Every operation in program order, one at a time.
 serial_outcome run_serial(const program& p);
 
-// Empty if `got` shows no race, no failed call, and the serial memory and host reads.
+// Empty if `got` shows no race, no failed call, no deadlock, no breach of rule 12, and the
+// serial memory and host reads.
 std::string compare(const serial_outcome& expected, const program_outcome& got);
 
 }  // namespace acs::sim

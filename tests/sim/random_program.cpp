@@ -31,6 +31,8 @@ class generator {
   void choose_shape() {
     const unsigned n = pick(1, 4);
     bool legacy = false;
+    // Half the programs give their created streams priorities (rule 12: pool streams follow).
+    const bool prioritised = chance(50);
     for (unsigned i = 0; i < n; ++i) {
       const unsigned r = pick(0, 2);
       if (r == 0 && !legacy) {
@@ -39,6 +41,8 @@ class generator {
       } else {
         p_.streams.push_back(r == 1 ? stream_kind::blocking : stream_kind::non_blocking);
       }
+      const int priorities[] = {0, -1, -3};
+      p_.priorities.push_back(prioritised && p_.streams.back() != stream_kind::legacy ? priorities[pick(0, 2)] : 0);
     }
     main_cells_ = pick(4, 32);
     choose_layout();
@@ -59,6 +63,7 @@ class generator {
     launch_share_ = shares[pick(0, 2)];
     locality_ = chance(50);
     failure_share_ = chance(10) ? 20 : 0;
+    spin_share_ = chance(30) ? 10 : 0;
     rejected_share_ = chance(10) ? 15 : 0;
     model_.emplace(p_.streams, p_.events, main_cells_);
   }
@@ -281,9 +286,45 @@ class generator {
     emit(std::move(s));
   }
 
+  // Rule 12: a kernel on v that spins until a kernel on another stream u has run, then that
+  // kernel, with nothing between them. Legal CUDA unless u's work waits for v's (the legacy
+  // stream and a blocking stream): it finishes without acs, and must with it. False if no
+  // stream qualifies.
+  bool spin_pair(unsigned v) {
+    std::vector<unsigned> setters;
+    for (unsigned u = 0; u < p_.streams.size(); ++u) {
+      const stream_kind a = p_.streams[u], b = p_.streams[v];
+      const bool coupled = (a == stream_kind::legacy && b == stream_kind::blocking) ||
+                           (a == stream_kind::blocking && b == stream_kind::legacy);
+      if (u != v && !coupled) setters.push_back(u);
+    }
+    if (setters.empty()) return false;
+    const unsigned u = setters[pick(0, static_cast<unsigned>(setters.size()) - 1)];
+    std::vector<cell> setter_reads = random_cells(u), setter_writes = random_cells(u);
+    // Ordered now, before the spinner is issued: nothing may order the setter after it.
+    order_before(u, setter_reads, setter_writes);
+    // Unordered with the setter, the spinner must not conflict with it.
+    const auto touches = [](const std::vector<cell>& cs, cell c) { return std::binary_search(cs.begin(), cs.end(), c); };
+    std::vector<cell> spinner_reads, spinner_writes;
+    for (cell c : random_cells(v))
+      if (!touches(setter_writes, c)) spinner_reads.push_back(c);
+    for (cell c : random_cells(v))
+      if (!touches(setter_writes, c) && !touches(setter_reads, c)) spinner_writes.push_back(c);
+    order_before(v, spinner_reads, spinner_writes);
+    const std::size_t setter = add_kernel(kernel_duration(), setter_reads, setter_writes);
+    const std::size_t spinner = add_kernel(kernel_duration(), spinner_reads, spinner_writes);
+    p_.kernels[spinner].waits_for = p_.kernels[setter].id;
+    model_->issue(v, spinner_reads, spinner_writes);
+    emit({.what = step_kind::launch, .stream = v, .kernel = spinner, .declared = declare(spinner_reads, spinner_writes)});
+    model_->issue(u, setter_reads, setter_writes);
+    emit({.what = step_kind::launch, .stream = u, .kernel = setter, .declared = declare(setter_reads, setter_writes)});
+    return true;
+  }
+
   void one_step() {
     const unsigned v = pick(0, static_cast<unsigned>(p_.streams.size()) - 1);
     if (chance(launch_share_)) {
+      if (chance(spin_share_) && spin_pair(v)) return;
       if (chance(10)) {
         launch_group(v);
       } else {
@@ -336,6 +377,7 @@ class generator {
   unsigned launch_share_ = 0;   // percent of steps that launch through acs
   unsigned failure_share_ = 0;  // percent of launches during which an own call of acs fails
   unsigned rejected_share_ = 0;  // percent of launches followed by one the driver rejects
+  unsigned spin_share_ = 0;     // percent of launches that are a spinner and the kernel it waits for
   bool locality_ = false;       // each stream works mostly on its own part of memory
 };
 
@@ -392,7 +434,8 @@ std::string describe(const program& p) {
       << ", concurrency " << p.device.concurrency << ", launch cost " << p.device.launch_cost << "ns, "
       << p.device.cells << " cells at 0x" << std::hex << p.layout.base << std::dec << " + " << p.layout.stride
       << " per cell (" << p.layout.width << " bytes); streams:";
-  for (std::size_t i = 0; i < p.streams.size(); ++i) out << " s" << i << '=' << name(p.streams[i]);
+  for (std::size_t i = 0; i < p.streams.size(); ++i)
+    out << " s" << i << '=' << name(p.streams[i]) << " (priority " << p.priorities[i] << ')';
   if (p.fault_kernel) out << "; the context fails once kernel " << p.kernels[*p.fault_kernel].id << " has run";
   out << '\n';
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
@@ -406,6 +449,7 @@ std::string describe(const program& p) {
         const kernel& k = p.kernels[s.kernel];
         out << " kernel " << k.id << " (" << k.duration << "ns) reads" << cell_list(k.reads) << " writes"
             << cell_list(k.writes);
+        if (k.waits_for != 0) out << "; spins until kernel " << k.waits_for << " has run";
         if (s.what == step_kind::launch) {
           out << "; declared reads" << range_list(s.declared.reads) << " writes"
               << range_list(s.declared.writes);

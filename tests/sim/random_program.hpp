@@ -1,8 +1,9 @@
 #pragma once
 // Randomly generated application programs for the property test: several
-// virtual streams (the legacy stream among them), kernels with random and
-// loosely declared footprints, annotation scopes, barriers of every kind and
-// host syncs. Every program is race-free as an application: whenever an
+// virtual streams (the legacy stream among them) of different priorities,
+// kernels with random and loosely declared footprints, annotation scopes,
+// kernels that spin until a kernel of another stream has run, barriers of
+// every kind and host syncs. Every program is race-free as an application: whenever an
 // operation would conflict with unordered work of another stream, the
 // generator first orders them the way an application would (an event, a
 // stream or event sync, a device sync). So any race or difference from serial
@@ -64,6 +65,7 @@ struct program {
   scheduler_config config;
   address_layout layout;  // where the cells are, in what acs is told
   std::vector<stream_kind> streams;
+  std::vector<int> priorities;  // per stream: CUDA's stream priority (0 for the legacy stream)
   unsigned events = 0;
   std::vector<kernel> kernels;
   std::vector<program_step> steps;

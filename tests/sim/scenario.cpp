@@ -19,14 +19,21 @@ virtual_stream scenario::legacy() const {
   return {key_of(sim_device::legacy_stream), sim_device::legacy_stream, stream_kind::legacy};
 }
 
-virtual_stream scenario::stream(stream_kind kind) {
+virtual_stream scenario::stream(stream_kind kind, int priority) {
   if (kind == stream_kind::legacy) return legacy();
-  const stream_handle h = sim.create_app_stream(kind);
-  return {key_of(h), h, kind};
+  const stream_handle h = sim.create_app_stream(kind, priority);
+  return {key_of(h), h, kind, priority};
 }
 
 const kernel& scenario::make_kernel(nanos duration, std::vector<cell> reads, std::vector<cell> writes) {
   return kernels_.emplace_back(kernel{next_kernel_id_++, duration, std::move(reads), std::move(writes)});
+}
+
+const kernel& scenario::make_spinner(const kernel& setter, nanos duration, std::vector<cell> reads,
+                                     std::vector<cell> writes) {
+  kernel& k = kernels_.emplace_back(kernel{next_kernel_id_++, duration, std::move(reads), std::move(writes)});
+  k.waits_for = setter.id;
+  return k;
 }
 
 backend_status scenario::launch(const virtual_stream& s, const kernel& k) {
@@ -118,6 +125,7 @@ void scenario::sync_device() {
 
 ::testing::AssertionResult scenario::matches_serial() {
   sync_device();
+  if (sim.deadlocked()) return ::testing::AssertionFailure() << "deadlock: " << sim.deadlock_report();
   if (!sim.races().empty())
     return ::testing::AssertionFailure() << sim.races().size() << " race(s):\n" << sim.explain_races();
   const std::vector<value> got = sim.memory();

@@ -26,11 +26,14 @@ class scenario {
   address_layout layout;  // where the cells are, in what acs is told
 
   virtual_stream legacy() const;
-  // A new application stream of `kind`; the legacy stream for stream_kind::legacy.
-  virtual_stream stream(stream_kind kind);
+  // A new application stream of `kind` and `priority`; the legacy stream for stream_kind::legacy.
+  virtual_stream stream(stream_kind kind, int priority = 0);
 
   // A kernel the scenario owns (stable address), with a fresh id.
   const kernel& make_kernel(nanos duration, std::vector<cell> reads, std::vector<cell> writes);
+  // A kernel that cannot finish before `setter` has (kernel::waits_for): it spins on a flag
+  // that `setter` sets.
+  const kernel& make_spinner(const kernel& setter, nanos duration, std::vector<cell> reads, std::vector<cell> writes);
 
   // Through acs, declared exactly (in `layout`) / as given.
   backend_status launch(const virtual_stream& s, const kernel& k);
@@ -53,7 +56,7 @@ class scenario {
   // Checked reads of one cell by the host; the expected value is the serial one.
   ::testing::AssertionResult host_reads_serial_value(cell c);
 
-  // Synchronises the device, then: no race, and memory equal to serial execution.
+  // Synchronises the device, then: no deadlock, no race, and memory equal to serial execution.
   ::testing::AssertionResult matches_serial();
 
   // The kernel's span; fails the test if it never ran.

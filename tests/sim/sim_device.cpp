@@ -34,8 +34,8 @@ sim_device::sim_device(device_config config)
   add_stream(stream_kind::legacy, stream_origin::legacy);
 }
 
-stream_handle sim_device::add_stream(stream_kind kind, stream_origin origin) {
-  streams_.push_back({kind, origin, false, std::nullopt, 0});
+stream_handle sim_device::add_stream(stream_kind kind, stream_origin origin, int priority) {
+  streams_.push_back({kind, origin, priority, false, std::nullopt, 0});
   return streams_.size() - 1;
 }
 
@@ -76,12 +76,14 @@ backend_status sim_device::seen(backend_status status) {
   return status;
 }
 
-backend_status sim_device::create_stream(stream_handle* out) {
+backend_status sim_device::create_stream(stream_handle* out) { return create_stream_with_priority(out, 0); }
+
+backend_status sim_device::create_stream_with_priority(stream_handle* out, int priority) {
   std::lock_guard lock(mutex_);
   if (const auto failure = context_failed(config_.api_cost)) return *failure;
   now_ += config_.api_cost;
   if (const auto failure = injected(api_call::create_stream)) return *failure;
-  *out = add_stream(stream_kind::non_blocking, stream_origin::pool);
+  *out = add_stream(stream_kind::non_blocking, stream_origin::pool, priority);
   return 0;
 }
 
@@ -126,6 +128,7 @@ backend_status sim_device::wait_event(stream_handle stream, event_handle event) 
   if (const auto record = events_[event - 1].record) {
     op o;
     o.kind = op_kind::wait;
+    o.bound_to = record;
     enqueue(std::move(o), stream, record);
   }
   now_ += config_.api_cost;
@@ -161,8 +164,7 @@ backend_status sim_device::launch_checked(const void* kernel_ptr, stream_handle 
     return *failure;
   }
   run_until(now_);
-  return enqueue_effect(op_kind::kernel, stream, k.id, {memory_effect::rule::hash, k.id, k.reads, k.writes},
-                        k.duration, config_.launch_cost);
+  return enqueue_effect(op_kind::kernel, stream, k, config_.launch_cost);
 }
 
 const void* sim_device::detach(const void* kernel_ptr) {
@@ -194,12 +196,12 @@ void sim_device::destroy_event(event_handle event) noexcept {
 
 // ---- the application's own work ---------------------------------------------
 
-stream_handle sim_device::create_app_stream(stream_kind kind) {
+stream_handle sim_device::create_app_stream(stream_kind kind, int priority) {
   if (kind == stream_kind::legacy)
     throw std::invalid_argument("the legacy stream is sim_device::legacy_stream");
   std::lock_guard lock(mutex_);
   now_ += config_.api_cost;
-  return add_stream(kind, stream_origin::app);
+  return add_stream(kind, stream_origin::app, priority);
 }
 
 backend_status sim_device::library_call(stream_handle stream, const kernel& k) {
@@ -207,9 +209,7 @@ backend_status sim_device::library_call(stream_handle stream, const kernel& k) {
   if (!valid_stream(stream)) return status_invalid_handle;
   if (!valid_cells(k.reads) || !valid_cells(k.writes)) return status_invalid_value;
   if (const auto failure = context_failed(config_.launch_cost)) return *failure;
-  return enqueue_effect(op_kind::library_call, stream, k.id,
-                        {memory_effect::rule::hash, k.id, k.reads, k.writes}, k.duration,
-                        config_.launch_cost);
+  return enqueue_effect(op_kind::library_call, stream, k, config_.launch_cost);
 }
 
 backend_status sim_device::host_function(stream_handle stream, const kernel& k) {
@@ -217,8 +217,7 @@ backend_status sim_device::host_function(stream_handle stream, const kernel& k) 
   if (!valid_stream(stream)) return status_invalid_handle;
   if (!valid_cells(k.reads) || !valid_cells(k.writes)) return status_invalid_value;
   if (const auto failure = context_failed(config_.api_cost)) return *failure;
-  return enqueue_effect(op_kind::host_function, stream, k.id,
-                        {memory_effect::rule::hash, k.id, k.reads, k.writes}, k.duration, config_.api_cost);
+  return enqueue_effect(op_kind::host_function, stream, k, config_.api_cost);
 }
 
 backend_status sim_device::copy(stream_handle stream, cell dst, cell src, std::uint32_t count,
@@ -255,10 +254,16 @@ backend_status sim_device::marker(stream_handle stream) {
   return 0;
 }
 
+backend_status sim_device::enqueue_effect(op_kind kind, stream_handle stream, const kernel& k, nanos cost) {
+  return enqueue_effect(kind, stream, k.id, {memory_effect::rule::hash, k.id, k.reads, k.writes}, k.duration, cost,
+                        kind == op_kind::host_function ? 0 : k.waits_for);
+}
+
 backend_status sim_device::enqueue_effect(op_kind kind, stream_handle stream, std::uint64_t kernel_id,
-                                          memory_effect effect, nanos duration, nanos cost) {
+                                          memory_effect effect, nanos duration, nanos cost, std::uint64_t waits_for) {
   op o;
   o.kind = kind;
+  o.waits_for = waits_for;
   o.kernel_id = kernel_id;
   o.effect = std::move(effect);
   o.duration = duration;
@@ -284,9 +289,9 @@ backend_status sim_device::synchronize(stream_handle stream) {
   if (!valid_stream(stream)) return status_invalid_handle;
   if (const auto failure = context_failed(config_.api_cost)) return seen(*failure);
   if (const auto tail = streams_[stream].tail) {
-    run_until_done(*tail);
+    const bool done = run_until_done(*tail);  // false: a deadlock, reported
     if (fault_) return seen(*fault_);
-    observe(*tail);
+    if (done) observe(*tail);
   }
   now_ += config_.api_cost;
   return 0;
@@ -297,9 +302,9 @@ backend_status sim_device::synchronize_event(event_handle event) {
   if (!valid_event(event)) return status_invalid_handle;
   if (const auto failure = context_failed(config_.api_cost)) return *failure;
   if (const auto record = events_[event - 1].record) {
-    run_until_done(*record);
+    const bool done = run_until_done(*record);
     if (fault_) return *fault_;
-    observe(*record);
+    if (done) observe(*record);
   }
   now_ += config_.api_cost;
   return 0;
@@ -309,7 +314,7 @@ backend_status sim_device::synchronize_device() {
   std::lock_guard lock(mutex_);
   run_until(now_);
   for (std::uint64_t id = 0; id < ops_.size(); ++id) {
-    run_until_done(id);
+    if (!run_until_done(id)) break;
     if (!fault_) observe(id);
   }
   now_ += config_.api_cost;
@@ -390,9 +395,11 @@ std::uint64_t sim_device::enqueue(op o, stream_handle stream, std::optional<std:
   }
   o.tick = ++s.ticks;
   o.clock.set(timeline(stream), o.tick);
+  o.previous = s.tail;
   s.tail = id;
   const bool ready = o.pending == 0;
   ops_.push_back(std::move(o));
+  note_queued_behind(id);
   if (ready) ready_.push_back(id);
   dispatch();
   return id;
@@ -410,8 +417,12 @@ void sim_device::dispatch() {
         start(id);
       }
     } else if (!slot_queue_.empty() && busy_slots_ < config_.concurrency) {
-      const std::uint64_t id = slot_queue_.front();
-      slot_queue_.pop_front();
+      // The first of the most urgent streams' (FIFO among equals: all of them without priorities).
+      auto next = slot_queue_.begin();
+      for (auto it = slot_queue_.begin(); it != slot_queue_.end(); ++it)
+        if (streams_[ops_[*it].stream].priority < streams_[ops_[*next].stream].priority) next = it;
+      const std::uint64_t id = *next;
+      slot_queue_.erase(next);
       ++busy_slots_;
       peak_slots_ = std::max(peak_slots_, busy_slots_);
       start(id);
@@ -430,7 +441,16 @@ void sim_device::start(std::uint64_t id) {
     checker_.read(c, tag, o.clock);
     o.read_values.push_back(memory_[c]);
   }
-  if (o.duration == 0) {
+  if (o.waits_for != 0 && !finished_kernels_.contains(o.waits_for)) {
+    // It runs until that kernel finished, but lends its slot meanwhile: the device models
+    // deadlocks of order (a kernel queued behind one that waits for it), not a GPU that
+    // spinning blocks fill, which CUDA does not promise to avoid either.
+    spinning_[o.waits_for].push_back(id);
+    if (o.uses_slot) {
+      --busy_slots_;
+      o.slot_lent = true;
+    }
+  } else if (o.duration == 0) {
     finish(id);
   } else {
     running_.push({device_now_ + o.duration, id});
@@ -451,7 +471,15 @@ void sim_device::finish(std::uint64_t id) {
       o.kernel_id == *faulting_kernel_ && !fault_)
     fault_ = fault_status_;
   last_completion_ = std::max(last_completion_, device_now_);
-  if (o.uses_slot) --busy_slots_;
+  if (o.uses_slot && !o.slot_lent) --busy_slots_;
+  if (o.kind == op_kind::kernel || o.kind == op_kind::library_call) {
+    finished_kernels_.insert(o.kernel_id);
+    if (const auto it = spinning_.find(o.kernel_id); it != spinning_.end()) {
+      for (std::uint64_t spinner : it->second)
+        running_.push({std::max(device_now_, ops_[spinner].start + ops_[spinner].duration), spinner});
+      spinning_.erase(it);
+    }
+  }
   for (std::uint64_t d : o.dependents)
     if (--ops_[d].pending == 0) ready_.push_back(d);
 }
@@ -468,11 +496,22 @@ void sim_device::run_until(nanos t) {
   device_now_ = std::max(device_now_, t);
 }
 
-void sim_device::run_until_done(std::uint64_t id) {
+bool sim_device::run_until_done(std::uint64_t id) {
   dispatch();
   while (ops_[id].at != phase::done) {
-    // Dependencies point only to earlier operations, so work is always running.
-    if (running_.empty()) throw std::logic_error("sim_device: no progress (simulator bug)");
+    // Dependencies point only to earlier operations, so work is always running, unless
+    // kernels spin for kernels that cannot start: a deadlock, which a real GPU never ends.
+    if (running_.empty()) {
+      if (spinning_.empty()) throw std::logic_error("sim_device: no progress (simulator bug)");
+      if (deadlock_.empty()) {
+        std::ostringstream out;
+        out << "the host waits for " << describe_op(id) << ", which can never finish:";
+        for (const auto& [awaited, spinners] : spinning_)
+          for (std::uint64_t sp : spinners) out << ' ' << describe_op(sp) << " spins for kernel " << awaited << ';';
+        deadlock_ = out.str();
+      }
+      return false;
+    }
     const auto [end, next] = running_.top();
     running_.pop();
     device_now_ = end;
@@ -480,6 +519,25 @@ void sim_device::run_until_done(std::uint64_t id) {
     dispatch();
   }
   now_ = std::max(now_, device_now_);
+  return true;
+}
+
+// Rule 12's record: what a kernel enqueued on a pool stream waits behind there, unfinished:
+// the kernels before it, and the kernels that the waits before it are for (one step back
+// from the record a wait binds to). Stream order: once an op is done, so is all before it.
+void sim_device::note_queued_behind(std::uint64_t id) {
+  const op& o = ops_[id];
+  if (o.kind != op_kind::kernel || streams_[o.stream].origin != stream_origin::pool) return;
+  for (std::optional<std::uint64_t> at = o.previous; at && ops_[*at].at != phase::done; at = ops_[*at].previous) {
+    const op& before = ops_[*at];
+    if (before.kind == op_kind::kernel) queued_behind_.push_back({before.kernel_id, o.kernel_id});
+    if (before.kind != op_kind::wait || !before.bound_to) continue;
+    const op& record = ops_[*before.bound_to];
+    if (!record.previous) continue;
+    const op& awaited = ops_[*record.previous];
+    if (awaited.at != phase::done && (awaited.kind == op_kind::kernel || awaited.kind == op_kind::library_call))
+      queued_behind_.push_back({awaited.kernel_id, o.kernel_id});
+  }
 }
 
 // ---- observations -----------------------------------------------------------
@@ -555,6 +613,38 @@ unsigned sim_device::launches(std::uint64_t kernel_id) const {
   std::lock_guard lock(mutex_);
   const auto it = launch_counts_.find(kernel_id);
   return it == launch_counts_.end() ? 0 : it->second;
+}
+
+std::optional<stream_handle> sim_device::kernel_stream(std::uint64_t kernel_id) const {
+  std::lock_guard lock(mutex_);
+  const auto it = latest_run_.find(kernel_id);
+  if (it == latest_run_.end()) return std::nullopt;
+  return ops_[it->second].stream;
+}
+
+int sim_device::priority(stream_handle stream) const {
+  std::lock_guard lock(mutex_);
+  return stream < streams_.size() ? streams_[stream].priority : 0;
+}
+
+bool sim_device::is_pool_stream(stream_handle stream) const {
+  std::lock_guard lock(mutex_);
+  return stream < streams_.size() && streams_[stream].origin == stream_origin::pool;
+}
+
+bool sim_device::deadlocked() const {
+  std::lock_guard lock(mutex_);
+  return !deadlock_.empty();
+}
+
+std::string sim_device::deadlock_report() const {
+  std::lock_guard lock(mutex_);
+  return deadlock_;
+}
+
+std::vector<sim_device::queued_pair> sim_device::queued_behind() const {
+  std::lock_guard lock(mutex_);
+  return queued_behind_;
 }
 
 nanos sim_device::now() const {

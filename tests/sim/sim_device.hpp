@@ -20,6 +20,15 @@
 //    the device then detaches no launch once a failure was seen: by one of its
 //    own calls, or reported by the program (failure_observed, what acs's hooks
 //    do with every failed call).
+//  * stream priorities: a kernel waiting for an execution slot starts before
+//    waiting kernels of less urgent streams (lower value: more urgent, as CUDA);
+//  * spinning: a kernel may wait, running (its slot lent), until another
+//    kernel (of any stream) has finished, as one that spins on a flag in memory
+//    that the other sets (kernel::waits_for). When the host waits for work that
+//    can never finish, the device reports a deadlock instead of hanging;
+//  * rule 12 (docs/design.md): every kernel enqueued on a pool stream behind an
+//    unfinished kernel there, or behind a wait for one, is recorded
+//    (queued_behind), so that a test can check whose kernels those were.
 // Every call may come from any thread: one mutex guards the whole device.
 #include <cstdint>
 #include <deque>
@@ -27,6 +36,7 @@
 #include <mutex>
 #include <optional>
 #include <queue>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +58,9 @@ struct kernel {
   nanos duration = 1000;
   std::vector<cell> reads;
   std::vector<cell> writes;
+  // Non-zero: the kernel cannot finish before a run of kernel `waits_for` has finished (it
+  // spins on a flag that kernel sets); it runs at least `duration` all the same.
+  std::uint64_t waits_for = 0;
 };
 
 struct device_config {
@@ -83,6 +96,7 @@ class sim_device final : public backend {
 
   // backend: what the scheduler calls. The test calls them too, as the application.
   backend_status create_stream(stream_handle* out) override;
+  backend_status create_stream_with_priority(stream_handle* out, int priority) override;
   backend_status create_event(event_handle* out) override;
   backend_status record_event(event_handle event, stream_handle stream) override;
   backend_status wait_event(stream_handle stream, event_handle event) override;
@@ -99,7 +113,7 @@ class sim_device final : public backend {
 
   // The application's streams (blocking or non-blocking) and the work it issues
   // on them directly, which acs sees only as barriers.
-  stream_handle create_app_stream(stream_kind kind);
+  stream_handle create_app_stream(stream_kind kind, int priority = 0);
   backend_status library_call(stream_handle stream, const kernel& k);   // holds a slot
   backend_status host_function(stream_handle stream, const kernel& k);  // holds no slot
   backend_status copy(stream_handle stream, cell dst, cell src, std::uint32_t count, nanos duration);
@@ -137,6 +151,21 @@ class sim_device final : public backend {
   // The latest run of a kernel (or library call) with this id, once it started.
   std::optional<op_span> kernel_span(std::uint64_t kernel_id) const;
   unsigned launches(std::uint64_t kernel_id) const;
+  // The stream the latest run of a kernel (or library call) with this id was issued on.
+  std::optional<stream_handle> kernel_stream(std::uint64_t kernel_id) const;
+  int priority(stream_handle stream) const;
+  bool is_pool_stream(stream_handle stream) const;
+  // Whether a host wait found work that can never finish (a kernel spinning for one queued
+  // behind it); what was stuck.
+  bool deadlocked() const;
+  std::string deadlock_report() const;
+  // Kernel `later` was enqueued on a pool stream behind kernel `earlier`, unfinished then,
+  // or behind a wait for it.
+  struct queued_pair {
+    std::uint64_t earlier = 0;
+    std::uint64_t later = 0;
+  };
+  std::vector<queued_pair> queued_behind() const;
   nanos now() const;              // host time
   nanos last_completion() const;  // device time of the latest completion
   unsigned peak_concurrency() const;
@@ -156,9 +185,13 @@ class sim_device final : public backend {
     op_kind kind = op_kind::marker;
     stream_handle stream = 0;
     std::uint64_t kernel_id = 0;
+    std::uint64_t waits_for = 0;  // kernel id it spins for (kernel::waits_for)
+    std::optional<std::uint64_t> bound_to;  // a wait: the record it binds to
+    std::optional<std::uint64_t> previous;  // the op before it on its stream
     memory_effect effect;
     nanos duration = 0;
     bool uses_slot = false;
+    bool slot_lent = false;  // spinning: its slot serves others meanwhile
     vector_clock clock;
     std::uint32_t tick = 0;
     unsigned pending = 0;  // dependencies not yet complete
@@ -171,6 +204,7 @@ class sim_device final : public backend {
   struct stream_state {
     stream_kind kind = stream_kind::non_blocking;
     stream_origin origin = stream_origin::pool;
+    int priority = 0;
     bool destroyed = false;
     std::optional<std::uint64_t> tail;
     std::uint32_t ticks = 0;
@@ -184,18 +218,22 @@ class sim_device final : public backend {
   bool valid_stream(stream_handle s) const noexcept;
   bool valid_event(event_handle e) const noexcept;
   bool valid_cells(const std::vector<cell>& cells) const noexcept;
-  stream_handle add_stream(stream_kind kind, stream_origin origin);
+  stream_handle add_stream(stream_kind kind, stream_origin origin, int priority = 0);
 
   // Issues `o` on `stream` at the current host time, after `extra` and after
   // what stream order and the legacy stream require.
   std::uint64_t enqueue(op o, stream_handle stream, std::optional<std::uint64_t> extra);
+  backend_status enqueue_effect(op_kind kind, stream_handle stream, const kernel& k, nanos cost);
   backend_status enqueue_effect(op_kind kind, stream_handle stream, std::uint64_t kernel_id,
-                                memory_effect effect, nanos duration, nanos cost);
+                                memory_effect effect, nanos duration, nanos cost, std::uint64_t waits_for = 0);
   void dispatch();
   void start(std::uint64_t id);
   void finish(std::uint64_t id);
   void run_until(nanos t);
-  void run_until_done(std::uint64_t id);
+  // False when it can never be done: a deadlock (recorded).
+  bool run_until_done(std::uint64_t id);
+  void note_queued_behind(std::uint64_t id);
+  std::optional<std::size_t> next_in_slot_queue() const;
   void observe(std::uint64_t id);
   std::string describe_op(std::uint64_t id) const;
   std::string describe_stream(stream_handle s) const;
@@ -240,6 +278,10 @@ class sim_device final : public backend {
   injected_failure failures_[5];
   std::map<std::uint64_t, std::uint64_t> latest_run_;  // kernel id -> op
   std::map<std::uint64_t, unsigned> launch_counts_;    // kernel id -> launches
+  std::set<std::uint64_t> finished_kernels_;           // kernel ids with a finished run
+  std::map<std::uint64_t, std::vector<std::uint64_t>> spinning_;  // kernel id -> ops spinning for it
+  std::vector<queued_pair> queued_behind_;
+  std::string deadlock_;  // what was stuck, once a host wait deadlocked
   std::vector<std::uint64_t> effect_ops_;              // ops with a memory effect, issue order
 };
 

@@ -1,5 +1,6 @@
-// The property test: random programs run through acs show no race and end in
-// the state of serial execution. ACS_PROGRAMS=<n> sets how many programs run
+// The property test: random programs run through acs show no race, no deadlock and no
+// kernel queued behind another stream's (docs/design.md rule 12), and end in the state of
+// serial execution. ACS_PROGRAMS=<n> sets how many programs run
 // (default 50000); ACS_SEED=<n> replays one program and prints its listing.
 #include <algorithm>
 #include <chrono>
@@ -38,6 +39,8 @@ struct tally {
   std::uint64_t failed = 0;
   std::uint64_t steps = 0;
   std::uint64_t with_failures = 0;  // programs where own calls of acs fail
+  std::uint64_t spinners = 0;       // kernels that spin until another stream's kernel has run
+  std::uint64_t prioritised = 0;    // programs with streams of several priorities
   scheduler_stats stats;
 
   void add(const program& p, const program_outcome& out) {
@@ -45,6 +48,10 @@ struct tally {
     steps += p.steps.size();
     with_failures +=
         std::any_of(p.steps.begin(), p.steps.end(), [](const program_step& s) { return s.failure; });
+    spinners += std::count_if(p.kernels.begin(), p.kernels.end(), [](const kernel& k) { return k.waits_for != 0; });
+    prioritised += std::any_of(p.priorities.begin(), p.priorities.end(),
+                               [&](int priority) { return priority != p.priorities.front(); });
+    stats.starved += out.stats.starved;
     stats.kernels += out.stats.kernels;
     stats.independent += out.stats.independent;
     stats.same_stream += out.stats.same_stream;
@@ -81,7 +88,12 @@ TEST(random_programs, match_serial_execution_under_acs) {
   if (const auto seed = env_number("ACS_SEED")) {
     program p = generate_program(*seed);
     p.config.issue_threads = static_cast<unsigned>(env_number("ACS_SIM_ISSUE_THREADS").value_or(0));  // replays that test
-    if (env_number("ACS_SIM_FAULT").value_or(0) != 0) add_fault(p);  // replays the deferred_error test
+    if (p.config.issue_threads != 0)
+      for (kernel& k : p.kernels) k.waits_for = 0;  // as that test runs them
+    if (env_number("ACS_SIM_FAULT").value_or(0) != 0) {  // replays the deferred_error test
+      add_fault(p);
+      for (kernel& k : p.kernels) k.waits_for = 0;
+    }
     std::printf("%s", describe(p).c_str());
     const std::string report = compare(run_serial(p), run_program(p, execution::through_acs));
     EXPECT_TRUE(report.empty()) << "program seed " << *seed << ":\n" << report;
@@ -92,17 +104,21 @@ TEST(random_programs, match_serial_execution_under_acs) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf(
-      "[ random   ] %llu programs (seeds 0..%llu; %llu with failing acs calls), %llu steps, %llu kernels "
-      "through acs (%llu independent, %llu behind their producer, %llu dependency waits, %llu fork waits, "
-      "%llu barriers, %llu folds, %llu join waits, %llu shadowed, %llu merged); %llu failed; %.1f s\n",
-      n(t.programs), n(t.programs - 1), n(t.with_failures), n(t.steps), n(t.stats.kernels),
-      n(t.stats.independent), n(t.stats.same_stream), n(t.stats.dependency_waits), n(t.stats.fork_waits),
-      n(t.stats.barriers), n(t.stats.folds), n(t.stats.join_waits), n(t.stats.shadowed),
-      n(t.stats.merged), n(t.failed), seconds);
+      "[ random   ] %llu programs (seeds 0..%llu; %llu with failing acs calls, %llu with streams of several "
+      "priorities), %llu steps, %llu spinning kernels, %llu kernels through acs (%llu independent, %llu behind "
+      "their producer, %llu dependency waits, %llu fork waits, %llu barriers, %llu folds, %llu join waits, %llu "
+      "shadowed, %llu merged, %llu in place: every pool stream held by other streams); %llu failed; %.1f s\n",
+      n(t.programs), n(t.programs - 1), n(t.with_failures), n(t.prioritised), n(t.steps), n(t.spinners),
+      n(t.stats.kernels), n(t.stats.independent), n(t.stats.same_stream), n(t.stats.dependency_waits),
+      n(t.stats.fork_waits), n(t.stats.barriers), n(t.stats.folds), n(t.stats.join_waits), n(t.stats.shadowed),
+      n(t.stats.merged), n(t.stats.starved), n(t.failed), seconds);
   EXPECT_EQ(t.failed, 0u);
   EXPECT_GT(t.stats.merged, 0u) << "no program merged a chain";
   EXPECT_GT(t.stats.folds, 0u) << "no program reached the fold path";
   EXPECT_GT(t.stats.independent, 0u);
+  EXPECT_GT(t.spinners, 0u) << "no program had a kernel spin for another stream's";
+  EXPECT_GT(t.prioritised, 0u) << "no program had streams of several priorities";
+  EXPECT_GT(t.stats.starved, 0u) << "no kernel found every pool stream held by other streams";
 }
 
 // The same programs with the pool work issued by the scheduler's own threads (issue_queue.hpp,
@@ -115,6 +131,9 @@ TEST(random_programs, match_serial_execution_with_an_issuing_thread) {
   for (std::uint64_t seed = 0; seed < count; ++seed) {
     program p = generate_program(seed);
     p.config.issue_threads = 1 + static_cast<unsigned>(seed % 3);  // 1 to 3 lanes
+    // The simulated host syncs do not run beside the lanes: a sync that needs a spinner done
+    // could not wait for a lane to issue the kernel it spins for. Spinners run plain here.
+    for (kernel& k : p.kernels) k.waits_for = 0;
     const program_outcome out = run_program(p, execution::through_acs);
     t.add(p, out);
     deferred += out.stats.deferred;
@@ -146,6 +165,10 @@ TEST(random_programs, deferred_error_context_failures_reach_the_program_and_are_
     program p = generate_program(seed);
     if (!add_fault(p)) continue;
     p.config.issue_threads = 1 + static_cast<unsigned>(seed % 3);
+    // No spinners: after a fault the kernel a spinner waits for never runs, and on a GPU a faulted
+    // context runs nothing more, while the simulated device would wait for ever (as with the
+    // issuing-thread test, the simulated host sync cannot run alongside the lanes either).
+    for (kernel& k : p.kernels) k.waits_for = 0;
     const program_outcome out = run_program(p, execution::through_acs);
     t.add(p, out);
     faulted += out.context_failed;

@@ -250,5 +250,96 @@ TEST_F(device_test, invalid_handles_and_injected_failures_return_errors) {
   EXPECT_EQ(sim.record_event(new_event(), sim_device::legacy_stream), 700);
 }
 
+// The device's model of a kernel that spins on a flag another kernel sets (rule 12's tests).
+TEST_F(device_test, cross_stream_spin_a_spinner_finishes_after_the_kernel_it_waits_for) {
+  const stream_handle a = sim.create_app_stream(stream_kind::non_blocking);
+  const stream_handle b = sim.create_app_stream(stream_kind::non_blocking);
+  const kernel setter = make(long_time, {}, {1});
+  kernel spinner = make(short_time, {}, {0});
+  spinner.waits_for = setter.id;
+  ASSERT_EQ(sim.launch(&spinner, b), 0);
+  ASSERT_EQ(sim.launch(&setter, a), 0);
+  sim.synchronize_device();
+  EXPECT_FALSE(sim.deadlocked()) << sim.deadlock_report();
+  EXPECT_EQ(sim.kernel_span(spinner.id)->end, sim.kernel_span(setter.id)->end);
+  EXPECT_LT(sim.kernel_span(spinner.id)->start, sim.kernel_span(setter.id)->start);
+}
+
+TEST_F(device_test, cross_stream_spin_a_setter_queued_behind_its_spinner_is_a_deadlock) {
+  const stream_handle p = pool_stream();
+  const kernel setter = make(short_time, {}, {1});
+  kernel spinner = make(short_time, {}, {0});
+  spinner.waits_for = setter.id;
+  ASSERT_EQ(sim.launch(&spinner, p), 0);
+  ASSERT_EQ(sim.launch(&setter, p), 0);
+  EXPECT_EQ(sim.synchronize(p), 0);
+  EXPECT_TRUE(sim.deadlocked());
+  EXPECT_NE(sim.deadlock_report().find("spins for kernel " + std::to_string(setter.id)), std::string::npos)
+      << sim.deadlock_report();
+  const auto pairs = sim.queued_behind();
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_EQ(pairs[0].earlier, spinner.id);
+  EXPECT_EQ(pairs[0].later, setter.id);
+}
+
+// What a kernel enqueued on a pool stream waits behind: unfinished kernels there, and the
+// kernels that waits there are for; nothing once they finished, nothing on other streams.
+TEST_F(device_test, cross_stream_spin_queued_behind_lists_unfinished_work_on_pool_streams) {
+  const stream_handle p = pool_stream();
+  const stream_handle q = pool_stream();
+  const stream_handle app = sim.create_app_stream(stream_kind::non_blocking);
+  const kernel running = make(long_time, {}, {0});
+  const kernel behind = make(short_time, {}, {1});
+  const kernel on_q = make(long_time, {}, {2});
+  const kernel after_wait = make(short_time, {}, {3});
+  const kernel on_app = make(short_time, {}, {4});
+  ASSERT_EQ(sim.launch(&running, p), 0);
+  ASSERT_EQ(sim.launch(&behind, p), 0);
+  ASSERT_EQ(sim.launch(&on_q, q), 0);
+  const event_handle e = new_event();
+  ASSERT_EQ(sim.record_event(e, q), 0);
+  const stream_handle r = pool_stream();
+  ASSERT_EQ(sim.wait_event(r, e), 0);
+  ASSERT_EQ(sim.launch(&after_wait, r), 0);
+  ASSERT_EQ(sim.launch(&on_app, app), 0);
+  sim.synchronize_device();
+  const kernel later = make(short_time, {}, {5});
+  ASSERT_EQ(sim.launch(&later, p), 0);  // everything before it there has finished
+  sim.synchronize_device();
+  const auto pairs = sim.queued_behind();
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].earlier, running.id);
+  EXPECT_EQ(pairs[0].later, behind.id);
+  EXPECT_EQ(pairs[1].earlier, on_q.id);
+  EXPECT_EQ(pairs[1].later, after_wait.id);
+}
+
+// A kernel waiting for an execution slot starts before waiting kernels of less urgent
+// streams; equals keep their order.
+TEST_F(device_test, stream_priority_orders_kernels_waiting_for_a_slot) {
+  sim_device one{device_config{.concurrency = 1}};
+  stream_handle low_a = 0, low_b = 0, low_c = 0, high = 0;
+  ASSERT_EQ(one.create_stream_with_priority(&low_a, 0), 0);
+  ASSERT_EQ(one.create_stream_with_priority(&low_b, 0), 0);
+  ASSERT_EQ(one.create_stream(&low_c), 0);
+  ASSERT_EQ(one.create_stream_with_priority(&high, -2), 0);
+  EXPECT_EQ(one.priority(high), -2);
+  const stream_handle app = one.create_app_stream(stream_kind::non_blocking, -4);
+  EXPECT_EQ(one.priority(app), -4);
+  const kernel first = make(long_time, {}, {0});
+  const kernel second = make(long_time, {}, {1});
+  const kernel third = make(long_time, {}, {2});
+  const kernel urgent = make(long_time, {}, {3});
+  ASSERT_EQ(one.launch(&first, low_a), 0);
+  ASSERT_EQ(one.launch(&second, low_b), 0);
+  ASSERT_EQ(one.launch(&third, low_c), 0);
+  ASSERT_EQ(one.launch(&urgent, high), 0);
+  one.synchronize_device();
+  EXPECT_EQ(one.kernel_span(urgent.id)->start, one.kernel_span(first.id)->end);
+  EXPECT_EQ(one.kernel_span(second.id)->start, one.kernel_span(urgent.id)->end);
+  EXPECT_EQ(one.kernel_span(third.id)->start, one.kernel_span(second.id)->end);
+  EXPECT_EQ(*one.kernel_stream(urgent.id), high);
+}
+
 }  // namespace
 }  // namespace acs::sim

@@ -44,7 +44,8 @@ struct fake_state {
   std::map<CUcontext, std::pair<CUdevice, bool>> contexts;  // device, primary
   std::map<CUdevice, CUcontext> primaries;
   std::map<CUstream, std::pair<CUcontext, unsigned>> streams;  // context, flags
-  std::set<CUstream> pool_streams;                             // created through cuStreamCreate
+  std::set<CUstream> pool_streams;                             // created through cuStreamCreate*
+  std::map<CUstream, int> priorities;                          // those not of the default priority
   std::set<CUstream> capturing;
   std::map<CUfunction, std::vector<std::pair<size_t, size_t>>> layouts;
   std::set<CUfunction> sass_only;  // kernels whose name the fake does not tell: no PTX is found
@@ -114,6 +115,19 @@ CUresult stream_create(CUstream* s, unsigned flags) {
   fake().streams[*s] = {context_stack.empty() ? nullptr : context_stack.back(), flags};
   fake().pool_streams.insert(*s);
   fake().log({call::create_stream, *s, nullptr});
+  return CUDA_SUCCESS;
+}
+CUresult stream_create_with_priority(CUstream* s, unsigned flags, int priority) {
+  const CUresult r = stream_create(s, flags);
+  std::lock_guard lock(fake().mutex);
+  fake().priorities[*s] = priority;
+  return r;
+}
+CUresult stream_get_priority(CUstream s, int* priority) {
+  std::lock_guard lock(fake().mutex);
+  if (fake().streams.count(s) == 0) return CUDA_ERROR_INVALID_HANDLE;
+  const auto it = fake().priorities.find(s);
+  *priority = it == fake().priorities.end() ? 0 : it->second;
   return CUDA_SUCCESS;
 }
 CUresult stream_destroy(CUstream s) {
@@ -216,6 +230,8 @@ const driver::table& fake_table() {
     d.cuDevicePrimaryCtxRetain_ = primary_retain;
     d.cuDevicePrimaryCtxRelease_ = primary_release;
     d.cuStreamCreate_ = stream_create;
+    d.cuStreamCreateWithPriority_ = stream_create_with_priority;
+    d.cuStreamGetPriority_ = stream_get_priority;
     d.cuStreamDestroy_ = stream_destroy;
     d.cuStreamGetCtx_ = stream_get_ctx;
     d.cuStreamGetFlags_ = stream_get_flags;
@@ -364,6 +380,29 @@ TEST_F(dispatch_test, launch_runs_on_a_pool_stream_and_the_application_stream_jo
   EXPECT_TRUE(joins(from, p, s));
   ASSERT_NE(runtime_of(ctx), nullptr);
   EXPECT_EQ(runtime_of(ctx)->sched.in_flight(), 1u);
+}
+
+// docs/design.md rule 12: the priority of a created stream, read from the driver, is the
+// priority of the pool streams its kernels run on; the default streams have the default one.
+TEST_F(dispatch_test, stream_priority_of_the_application_stream_is_its_pool_streams) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream urgent = make_stream(ctx);
+  {
+    std::lock_guard lock(fake().mutex);
+    fake().priorities[urgent] = -2;
+  }
+  const auto priority_of = [](CUstream p) {
+    std::lock_guard lock(fake().mutex);
+    const auto it = fake().priorities.find(p);
+    return it == fake().priorities.end() ? 0 : it->second;
+  };
+  const CUstream p = launch(urgent, make_kernel(), make_allocation(), make_allocation());
+  ASSERT_TRUE(is_pool(p));
+  EXPECT_EQ(priority_of(p), -2);
+  const CUstream q = launch(nullptr, make_kernel(), make_allocation(), make_allocation());  // the legacy stream
+  ASSERT_TRUE(is_pool(q));
+  EXPECT_EQ(priority_of(q), 0);
 }
 
 TEST_F(dispatch_test, pool_streams_live_in_the_primary_context_even_from_another_current_one) {
