@@ -19,7 +19,8 @@
 #   --no-warmup   skip the untimed warm-up runs (page cache, Warp/CuPy kernel caches)
 #
 # Environment: ACS_LIB=/path/libacs.so uses that library instead of building one;
-# ACS_BENCH_JOBS build parallelism (default 16); ACS_REAL_BIN the built cuda-samples
+# ACS_BENCH_JOBS build parallelism (default 16); ACS_REAL_HARD seconds after which no run
+# goes on (default 570: one device command's limit, less what came before it); ACS_REAL_BIN the built cuda-samples
 # (default .real-src/bin); ACS_* settings reach the preloaded runs. Needs .deps (or Debian's
 # fmt) to build, .real-warp (benchmarks/real/fetch_warp.sh) for Warp and the built
 # cuda-samples; what is missing is reported, not skipped silently.
@@ -122,7 +123,7 @@ commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
 settings=$(env | grep -E '^ACS_' | grep -v -E '^ACS_(LIB|REAL_BIN|BENCH_JOBS)=' | sort | tr '\n' ' ')
 meta="$gpu; $(date -u '+%Y-%m-%d %H:%M UTC'); commit $commit; libacs.so ${lib:-none}${settings:+; $settings}; prepared in $(elapsed) s"
 left=$(( budget - $(elapsed) ))
-hard=$(( 570 - $(elapsed) ))
+hard=$(( ${ACS_REAL_HARD:-570} - $(elapsed) ))
 [ "$left" -lt 10 ] && left=10
 libargs=()
 [ -n "$lib" ] && libargs=(--lib "$lib")
