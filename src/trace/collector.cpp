@@ -30,33 +30,28 @@ name_id collector::intern(const char* name) {
   return it->second;
 }
 
+namespace {
+// Appends `item` unless `to` holds `limit` already: then it counts as dropped. Returns whether kept.
+template <class Records, class Item>
+bool keep(Records& to, std::size_t limit, const Item& item, std::uint64_t& dropped) {
+  if (to.size() >= limit) {
+    ++dropped;
+    return false;
+  }
+  to.push_back(item);
+  return true;
+}
+}  // namespace
+
 void collector::append(const record_batch& batch) {
   std::lock_guard lock(mutex_);
   dropped_ += batch.dropped;
   incomplete_ += batch.incomplete;
-  for (const auto& k : batch.kernels) {
-    if (kernels_.size() >= limits_.kernels) {
-      ++dropped_;
-      continue;
-    }
-    kernels_.push_back(k.record);
-    kernels_.back().name = intern(k.name);
-  }
-  for (const auto& c : batch.copies) {
-    if (copies_.size() >= limits_.copies) {
-      ++dropped_;
-      continue;
-    }
-    copies_.push_back(c.record);
-    copies_.back().name = intern(c.name);
-  }
-  for (const auto& c : batch.correlations) {
-    if (correlations_.size() >= limits_.correlations) {
-      ++dropped_;
-      continue;
-    }
-    correlations_.push_back(c);
-  }
+  for (const auto& k : batch.kernels)
+    if (keep(kernels_, limits_.kernels, k.record, dropped_)) kernels_.back().name = intern(k.name);
+  for (const auto& c : batch.copies)
+    if (keep(copies_, limits_.copies, c.record, dropped_)) copies_.back().name = intern(c.name);
+  for (const auto& c : batch.correlations) keep(correlations_, limits_.correlations, c, dropped_);
 }
 
 void collector::add_dropped(std::uint64_t count) {

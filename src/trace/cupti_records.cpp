@@ -6,6 +6,20 @@ namespace {
 
 bool timed(std::uint64_t start, std::uint64_t end) { return start != 0 && end > start; }
 
+// A memcpy or memset record (their CUPTI structs share these fields).
+template <class Record>
+bool add_copy(const Record& c, copy_kind kind, const char* name, record_batch& batch) {
+  if (!timed(c.start, c.end)) {
+    ++batch.incomplete;
+    return false;
+  }
+  record_batch::copy out;
+  out.record = {c.start, c.end, c.bytes, c.deviceId, c.streamId, c.correlationId, 0, kind};
+  out.name = name;
+  batch.copies.push_back(out);
+  return true;
+}
+
 }  // namespace
 
 const char* memcpy_name(unsigned copy_kind) noexcept {
@@ -56,28 +70,10 @@ bool convert(const CUpti_Activity& record, record_batch& batch) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto& c = reinterpret_cast<const CUpti_ActivityMemcpy6&>(record);
-      if (!timed(c.start, c.end)) {
-        ++batch.incomplete;
-        return false;
-      }
-      record_batch::copy out;
-      out.record = {c.start, c.end, c.bytes, c.deviceId, c.streamId, c.correlationId, 0, copy_kind::memcpy};
-      out.name = memcpy_name(c.copyKind);
-      batch.copies.push_back(out);
-      return true;
+      return add_copy(c, copy_kind::memcpy, memcpy_name(c.copyKind), batch);
     }
-    case CUPTI_ACTIVITY_KIND_MEMSET: {
-      const auto& s = reinterpret_cast<const CUpti_ActivityMemset4&>(record);
-      if (!timed(s.start, s.end)) {
-        ++batch.incomplete;
-        return false;
-      }
-      record_batch::copy out;
-      out.record = {s.start, s.end, s.bytes, s.deviceId, s.streamId, s.correlationId, 0, copy_kind::memset};
-      out.name = "memset";
-      batch.copies.push_back(out);
-      return true;
-    }
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      return add_copy(reinterpret_cast<const CUpti_ActivityMemset4&>(record), copy_kind::memset, "memset", batch);
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
       const auto& e = reinterpret_cast<const CUpti_ActivityExternalCorrelation&>(record);
       if (e.externalKind != acs_correlation_kind) return false;

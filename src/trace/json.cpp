@@ -171,18 +171,10 @@ class writer {
       const std::string name = pool != pool_of.end() ? "pool stream " + std::to_string(pool->second)
                                                      : "stream " + std::to_string(lane.stream);
       const std::uint64_t order = pool != pool_of.end() ? pool->second : 1000 + std::uint64_t{lane.stream};
-      event() += "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":";
-      append_int(out_, lane.device);
-      out_ += ",\"tid\":";
-      append_int(out_, lane.stream);
-      out_ += ",\"args\":{\"name\":";
+      lane_metadata("thread_name", lane.device, lane.stream, "name");
       append_json_string(out_, name);
       out_ += "}}";
-      event() += "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":";
-      append_int(out_, lane.device);
-      out_ += ",\"tid\":";
-      append_int(out_, lane.stream);
-      out_ += ",\"args\":{\"sort_index\":";
+      lane_metadata("thread_sort_index", lane.device, lane.stream, "sort_index");
       append_int(out_, order);
       out_ += "}}";
     }
@@ -229,12 +221,30 @@ class writer {
       } else {
         out_ += "\"acs\":\"direct\"";
       }
-      out_ += ",\"stream\":";
-      append_int(out_, k.stream);
-      out_ += ",\"correlation\":";
-      append_int(out_, k.correlation);
-      out_ += "}}";
+      end_args(k.stream, k.correlation);
     }
+  }
+
+  // A metadata event of one lane (a track of a device), up to its one argument's value.
+  void lane_metadata(const char* what, std::uint64_t device, std::uint64_t stream, const char* argument) {
+    event() += "{\"ph\":\"M\",\"name\":\"";
+    out_ += what;
+    out_ += "\",\"pid\":";
+    append_int(out_, device);
+    out_ += ",\"tid\":";
+    append_int(out_, stream);
+    out_ += ",\"args\":{\"";
+    out_ += argument;
+    out_ += "\":";
+  }
+
+  // The arguments every slice ends with, and the end of the slice.
+  void end_args(std::uint64_t stream, std::uint64_t correlation) {
+    out_ += ",\"stream\":";
+    append_int(out_, stream);
+    out_ += ",\"correlation\":";
+    append_int(out_, correlation);
+    out_ += "}}";
   }
 
   void copies() {
@@ -250,11 +260,7 @@ class writer {
       append_us(out_, c.end_ns - c.start_ns);
       out_ += ",\"args\":{\"bytes\":";
       append_int(out_, c.bytes);
-      out_ += ",\"stream\":";
-      append_int(out_, c.stream);
-      out_ += ",\"correlation\":";
-      append_int(out_, c.correlation);
-      out_ += "}}";
+      end_args(c.stream, c.correlation);
     }
   }
 
