@@ -37,7 +37,7 @@ const CUstream busy_stream = stream(0x5ca);
 const CUstream failing_stream = stream(0xfa1);
 const CUstream broken_stream = stream(0xe77);
 
-class Interposition : public ::testing::Test {
+class interposition : public ::testing::Test {
  protected:
   void SetUp() override {
     count_ = lookup<acs_test_event_count_fn>(RTLD_DEFAULT, "acs_test_event_count");
@@ -125,7 +125,7 @@ class Interposition : public ::testing::Test {
 
 // --- dlsym ---------------------------------------------------------------------------------
 
-TEST_F(Interposition, DlsymOnLibcudaReturnsTheWrapperOfAHookedSymbol) {
+TEST_F(interposition, dlsym_on_libcuda_returns_the_wrapper_of_a_hooked_symbol) {
   void* p = dlsym(cuda_, "cuLaunchKernel");
   ASSERT_NE(p, nullptr);
   EXPECT_NE(p, fake_self_("cuLaunchKernel"));
@@ -152,7 +152,7 @@ TEST_F(Interposition, DlsymOnLibcudaReturnsTheWrapperOfAHookedSymbol) {
   EXPECT_EQ(e[0].nesting, 1);
 }
 
-TEST_F(Interposition, DlsymLeavesOtherSymbolsAndErrorsAlone) {
+TEST_F(interposition, dlsym_leaves_other_symbols_and_errors_alone) {
   EXPECT_EQ(dlsym(cuda_, "cuFakeUnlisted"), fake_self_("cuFakeUnlisted"));
   EXPECT_NE(library_of(dlsym(cuda_, "fake_cuda_reset")).find("fake_driver"), std::string::npos);
   (void)dlerror();
@@ -163,7 +163,7 @@ TEST_F(Interposition, DlsymLeavesOtherSymbolsAndErrorsAlone) {
 
 // --- cuGetProcAddress ---------------------------------------------------------------------
 
-TEST_F(Interposition, ProcAddressKeepsThePerThreadVariantAskedFor) {
+TEST_F(interposition, proc_address_keeps_the_per_thread_variant_asked_for) {
   auto per_thread = proc<PFN_cuLaunchKernel_v7000_ptsz>("cuLaunchKernel", 12000,
                                                         CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
   auto legacy = proc<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 12000);
@@ -187,7 +187,7 @@ TEST_F(Interposition, ProcAddressKeepsThePerThreadVariantAskedFor) {
   EXPECT_EQ(e[1].per_thread, 0);
 }
 
-TEST_F(Interposition, ProcAddressKeepsTheVersionAskedFor) {
+TEST_F(interposition, proc_address_keeps_the_version_asked_for) {
   // CUDA 10.0's cuStreamBeginCapture had no mode argument; 10.1 made it _v2.
   auto v1 = proc<PFN_cuStreamBeginCapture_v10000>("cuStreamBeginCapture", 10000);
   auto v2 = proc<PFN_cuStreamBeginCapture_v10010>("cuStreamBeginCapture", 12000);
@@ -211,7 +211,7 @@ TEST_F(Interposition, ProcAddressKeepsTheVersionAskedFor) {
   EXPECT_EQ(e[1].detail, CU_STREAM_CAPTURE_MODE_RELAXED);
 }
 
-TEST_F(Interposition, ProcAddressReturnsUnknownPointersUnchanged) {
+TEST_F(interposition, proc_address_returns_unknown_pointers_unchanged) {
   void* p = nullptr;
   ASSERT_EQ(get_proc()("cuFakeUnlisted", &p, 12000, 0, nullptr), CUDA_SUCCESS);
   EXPECT_EQ(p, fake_self_("cuFakeUnlisted"));
@@ -220,7 +220,7 @@ TEST_F(Interposition, ProcAddressReturnsUnknownPointersUnchanged) {
   EXPECT_EQ(p, nullptr);
 }
 
-TEST_F(Interposition, ProcAddressOfItselfIsWrappedToo) {
+TEST_F(interposition, proc_address_of_itself_is_wrapped_too) {
   auto v2 = proc<void*>("cuGetProcAddress", 12000);
   auto v1 = proc<void*>("cuGetProcAddress", 11030);
   EXPECT_EQ(v2, reinterpret_cast<void*>(get_proc()));
@@ -235,7 +235,7 @@ TEST_F(Interposition, ProcAddressOfItselfIsWrappedToo) {
 
 // --- barriers, syncs, capture, memory --------------------------------------------------------
 
-TEST_F(Interposition, StreamOperationsAreBarriersOnTheirStream) {
+TEST_F(interposition, stream_operations_are_barriers_on_their_stream) {
   proc<PFN_cuMemcpyAsync_v4000>("cuMemcpyAsync", 12000)(0, 0, 16, stream(0x77));
   proc<PFN_cuMemcpyAsync_v7000_ptsz>("cuMemcpyAsync", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)(
       0, 0, 16, nullptr);
@@ -255,7 +255,7 @@ TEST_F(Interposition, StreamOperationsAreBarriersOnTheirStream) {
   EXPECT_STREQ(c[1].name, "cuMemcpyAsync_ptsz");
 }
 
-TEST_F(Interposition, SynchronousCopiesAreBarriersOnTheirDefaultStream) {
+TEST_F(interposition, synchronous_copies_are_barriers_on_their_default_stream) {
   proc<PFN_cuMemcpyHtoD_v3020>("cuMemcpyHtoD", 12000)(0, nullptr, 0);
   proc<PFN_cuMemcpyHtoD_v7000_ptds>("cuMemcpyHtoD", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)(
       0, nullptr, 0);
@@ -273,7 +273,7 @@ TEST_F(Interposition, SynchronousCopiesAreBarriersOnTheirDefaultStream) {
   EXPECT_STREQ(c[1].name, "cuMemcpyHtoD_v2_ptds");
 }
 
-TEST_F(Interposition, SynchronizationIsReportedOnlyWhenItSucceeded) {
+TEST_F(interposition, synchronization_is_reported_only_when_it_succeeded) {
   auto sync = proc<PFN_cuStreamSynchronize_v2000>("cuStreamSynchronize", 12000);
   EXPECT_EQ(sync(stream(0x10)), CUDA_SUCCESS);
   EXPECT_EQ(sync(broken_stream), CUDA_ERROR_LAUNCH_FAILED);
@@ -285,7 +285,7 @@ TEST_F(Interposition, SynchronizationIsReportedOnlyWhenItSucceeded) {
   EXPECT_EQ(e[1].what, recorded::device_synchronized);
 }
 
-TEST_F(Interposition, StreamDestroyIsReportedBeforeTheHandleDies) {
+TEST_F(interposition, stream_destroy_is_reported_before_the_handle_dies) {
   proc<PFN_cuStreamDestroy_v4000>("cuStreamDestroy", 12000)(stream(0x44));
   const auto e = events();
   ASSERT_EQ(e.size(), 1u);
@@ -293,7 +293,7 @@ TEST_F(Interposition, StreamDestroyIsReportedBeforeTheHandleDies) {
   EXPECT_EQ(e[0].stream, stream(0x44));
 }
 
-TEST_F(Interposition, CaptureBeginIsUndoneOnlyWhenNoCaptureRuns) {
+TEST_F(interposition, capture_begin_is_undone_only_when_no_capture_runs) {
   auto begin = proc<PFN_cuStreamBeginCapture_v10010>("cuStreamBeginCapture", 12000);
   auto end = proc<PFN_cuStreamEndCapture_v10000>("cuStreamEndCapture", 12000);
   EXPECT_EQ(begin(failing_stream, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_ERROR_INVALID_VALUE);
@@ -317,7 +317,7 @@ TEST_F(Interposition, CaptureBeginIsUndoneOnlyWhenNoCaptureRuns) {
   EXPECT_EQ(e[4].stream, stream(0x60));
 }
 
-TEST_F(Interposition, AllocationsAndFreesAreReported) {
+TEST_F(interposition, allocations_and_frees_are_reported) {
   CUdeviceptr p = 0;
   ASSERT_EQ(proc<PFN_cuMemAlloc_v3020>("cuMemAlloc", 12000)(&p, 1000), CUDA_SUCCESS);
   CUdeviceptr q = 0;
@@ -340,7 +340,7 @@ TEST_F(Interposition, AllocationsAndFreesAreReported) {
 
 // A virtual-memory reservation reaches the runtime as one (docs/design.md rule 10): reserved and
 // freed around the mappings, which are still reported as allocations inside it [vmm_reservation].
-class interposition_vmm_reservation : public Interposition {};
+class interposition_vmm_reservation : public interposition {};
 
 TEST_F(interposition_vmm_reservation, reserve_maps_unmaps_and_free_each_reach_the_runtime) {
   CUdeviceptr base = 0;
@@ -381,7 +381,7 @@ TEST_F(interposition_vmm_reservation, the_exported_hooks_report_too_and_a_null_a
 }
 
 // Pinned host memory is reported as such (docs/design.md rule 11) [host_mapped].
-class interposition_host_mapped : public Interposition {};
+class interposition_host_mapped : public interposition {};
 
 TEST_F(interposition_host_mapped, host_allocations_and_registrations_are_host_memory) {
   void* p = nullptr;
@@ -406,7 +406,7 @@ TEST_F(interposition_host_mapped, host_allocations_and_registrations_are_host_me
   }
 }
 
-TEST_F(Interposition, CodeLoadsAndUnloadsAreReportedWithTheirHandles) {
+TEST_F(interposition, code_loads_and_unloads_are_reported_with_their_handles) {
   static const char image[] = "an image";
   CUmodule m = nullptr;
   ASSERT_EQ(proc<PFN_cuModuleLoadData_v2000>("cuModuleLoadData", 12000)(&m, image), CUDA_SUCCESS);
@@ -429,7 +429,7 @@ TEST_F(Interposition, CodeLoadsAndUnloadsAreReportedWithTheirHandles) {
   EXPECT_EQ(e[2].address, 0x12u);
 }
 
-TEST_F(Interposition, GraphUploadIsABarrierOnlyWhenRequested) {
+TEST_F(interposition, graph_upload_is_a_barrier_only_when_requested) {
   auto instantiate = proc<PFN_cuGraphInstantiateWithParams_v12000>("cuGraphInstantiateWithParams", 12000);
   CUgraphExec exec = nullptr;
   CUDA_GRAPH_INSTANTIATE_PARAMS params{};
@@ -447,7 +447,7 @@ TEST_F(Interposition, GraphUploadIsABarrierOnlyWhenRequested) {
 
 // --- launches --------------------------------------------------------------------------------
 
-TEST_F(Interposition, TheClosureReissuesTheSameLaunchOnAnotherStream) {
+TEST_F(interposition, the_closure_reissues_the_same_launch_on_another_stream) {
   redirect_(stream(0x99));
   auto launch = proc<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 12000);
   EXPECT_EQ(launch(function(0x77), 2, 2, 2, 4, 4, 4, 0, stream(0x55), nullptr, nullptr), CUDA_SUCCESS);
@@ -460,12 +460,12 @@ TEST_F(Interposition, TheClosureReissuesTheSameLaunchOnAnotherStream) {
   EXPECT_EQ(e[0].stream, stream(0x55));  // the request names the application's stream
 }
 
-TEST_F(Interposition, ALaunchErrorReachesTheApplicationUnchanged) {
+TEST_F(interposition, a_launch_error_reaches_the_application_unchanged) {
   auto launch = proc<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 12000);
   EXPECT_EQ(launch(function(0xbad), 1, 1, 1, 1, 1, 1, 0, stream(0x55), nullptr, nullptr), CUDA_ERROR_INVALID_HANDLE);
 }
 
-TEST_F(Interposition, LaunchAttributesDecideWhetherALaunchMayMove) {
+TEST_F(interposition, launch_attributes_decide_whether_a_launch_may_move) {
   auto launch_ex = proc<PFN_cuLaunchKernelEx_v11060>("cuLaunchKernelEx", 12000);
   redirect_(stream(0x99));
   CUlaunchAttribute attribute{};
@@ -507,7 +507,7 @@ TEST_F(Interposition, LaunchAttributesDecideWhetherALaunchMayMove) {
   EXPECT_EQ(e[3].detail, static_cast<int>(acs::pass_reason::ordering_attribute));
 }
 
-TEST_F(Interposition, CooperativeLaunchesAreIssuedAsIs) {
+TEST_F(interposition, cooperative_launches_are_issued_as_is) {
   redirect_(stream(0x99));
   auto launch = proc<PFN_cuLaunchCooperativeKernel_v9000>("cuLaunchCooperativeKernel", 12000);
   EXPECT_EQ(launch(function(0x20), 1, 1, 1, 1, 1, 1, 0, stream(0x56), nullptr), CUDA_SUCCESS);
@@ -520,7 +520,7 @@ TEST_F(Interposition, CooperativeLaunchesAreIssuedAsIs) {
   EXPECT_EQ(e[0].detail, static_cast<int>(acs::pass_reason::cooperative));
 }
 
-TEST_F(Interposition, EveryThreadHasItsOwnGuard) {
+TEST_F(interposition, every_thread_has_its_own_guard) {
   auto launch = proc<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 12000);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
@@ -544,7 +544,7 @@ TEST_F(Interposition, EveryThreadHasItsOwnGuard) {
 void stub_a() {}
 void stub_unregistered() {}
 
-TEST_F(Interposition, ARuntimeLaunchIsReportedOnceWithItsFunction) {
+TEST_F(interposition, a_runtime_launch_is_reported_once_with_its_function) {
   fake_cudart_register(reinterpret_cast<const void*>(&stub_a), function(0xa0));
   int x = 1;
   void* args[] = {&x};
@@ -563,7 +563,7 @@ TEST_F(Interposition, ARuntimeLaunchIsReportedOnceWithItsFunction) {
   EXPECT_STREQ(c[0].name, "cuLaunchKernel");
 }
 
-TEST_F(Interposition, APerThreadRuntimeLaunchKeepsItsDefaultStream) {
+TEST_F(interposition, a_per_thread_runtime_launch_keeps_its_default_stream) {
   fake_cudart_register(reinterpret_cast<const void*>(&stub_a), function(0xa0));
   redirect_(stream(0x99));
   EXPECT_EQ(cudaLaunchKernel_ptsz(reinterpret_cast<const void*>(&stub_a), dim3(1), dim3(1), nullptr, 0, nullptr),
@@ -578,7 +578,7 @@ TEST_F(Interposition, APerThreadRuntimeLaunchKeepsItsDefaultStream) {
   EXPECT_EQ(c[0].stream, stream(0x99));  // re-issued through the same (per-thread) entry point
 }
 
-TEST_F(Interposition, ChevronLaunchesFindTheirFunctionThroughTheDriver) {
+TEST_F(interposition, chevron_launches_find_their_function_through_the_driver) {
   EXPECT_EQ(__cudaLaunchKernel(reinterpret_cast<cudaKernel_t>(0x1000), dim3(1), dim3(1), nullptr, 0, stream(0x43)),
             cudaSuccess);
   const auto e = events();
@@ -592,7 +592,7 @@ void stub_b() {}
 
 // The hooks cache stub -> function per thread and context; unloading code must drop the cache,
 // since a stub's function (and its handle) may change with the code that is loaded.
-TEST_F(Interposition, AStubsFunctionIsLookedUpAgainAfterCodeIsUnloaded) {
+TEST_F(interposition, a_stubs_function_is_looked_up_again_after_code_is_unloaded) {
   fake_cudart_register(reinterpret_cast<const void*>(&stub_b), function(0xb0));
   ASSERT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_b), dim3(1), dim3(1), nullptr, 0, stream(0x42)),
             cudaSuccess);
@@ -607,7 +607,7 @@ TEST_F(Interposition, AStubsFunctionIsLookedUpAgainAfterCodeIsUnloaded) {
   EXPECT_EQ(functions, (std::vector<CUfunction>{function(0xb0), function(0xb1)}));
 }
 
-TEST_F(Interposition, AFailedFunctionLookupLeavesNoErrorBehind) {
+TEST_F(interposition, a_failed_function_lookup_leaves_no_error_behind) {
   EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_unregistered), dim3(1), dim3(1), nullptr, 0,
                              stream(0x42)),
             cudaSuccess);
@@ -618,7 +618,7 @@ TEST_F(Interposition, AFailedFunctionLookupLeavesNoErrorBehind) {
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
-TEST_F(Interposition, APendingErrorIsNeitherOverwrittenNorCleared) {
+TEST_F(interposition, a_pending_error_is_neither_overwritten_nor_cleared) {
   fake_cudart_register(reinterpret_cast<const void*>(&stub_a), function(0xa0));
   void* p = nullptr;
   EXPECT_EQ(cudaGetDriverEntryPointByVersion("cuNoSuchFunction", &p, 12000, cudaEnableDefault, nullptr),
@@ -632,7 +632,7 @@ TEST_F(Interposition, APendingErrorIsNeitherOverwrittenNorCleared) {
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
-TEST_F(Interposition, RuntimeBarriersAndAllocationsAreReportedOnce) {
+TEST_F(interposition, runtime_barriers_and_allocations_are_reported_once) {
   EXPECT_EQ(cudaMemcpyAsync(nullptr, nullptr, 8, cudaMemcpyDeviceToDevice, stream(0x21)), cudaSuccess);
   void* p = nullptr;
   EXPECT_EQ(cudaMalloc(&p, 100), cudaSuccess);
@@ -651,14 +651,14 @@ TEST_F(Interposition, RuntimeBarriersAndAllocationsAreReportedOnce) {
   EXPECT_EQ(calls().size(), 3u);
 }
 
-TEST_F(Interposition, RuntimeEntryPointsHandOutWrappers) {
+TEST_F(interposition, runtime_entry_points_hand_out_wrappers) {
   void* p = nullptr;
   ASSERT_EQ(cudaGetDriverEntryPointByVersion("cuLaunchKernel", &p, 12000, cudaEnableDefault, nullptr), cudaSuccess);
   EXPECT_EQ(p, dlsym(cuda_, "cuLaunchKernel"));
   EXPECT_NE(p, fake_self_("cuLaunchKernel"));
 }
 
-TEST_F(Interposition, AnotherMajorVersionOfTheRuntimeIsLeftAlone) {
+TEST_F(interposition, another_major_version_of_the_runtime_is_left_alone) {
   // Its entry points may have other signatures under the same names: the runtime hooks carry
   // libcudart.so.13's symbol version, so a reference made against libcudart.so.12 skips them.
   void* consumer = dlopen(ACS_TEST_CONSUMER12, RTLD_NOW | RTLD_LOCAL);
@@ -672,7 +672,7 @@ TEST_F(Interposition, AnotherMajorVersionOfTheRuntimeIsLeftAlone) {
   dlclose(consumer);
 }
 
-TEST_F(Interposition, FunctionsAreNotLookedUpWhileAcsIsInactive) {
+TEST_F(interposition, functions_are_not_looked_up_while_acs_is_inactive) {
   fake_cudart_register(reinterpret_cast<const void*>(&stub_a), function(0xa0));
   set_active_(0);
   EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_a), dim3(1), dim3(1), nullptr, 0, stream(0x42)),
@@ -687,7 +687,7 @@ TEST_F(Interposition, FunctionsAreNotLookedUpWhileAcsIsInactive) {
 
 // --- what decides whether a launch succeeds (docs/design.md rule 6) -------------------------
 
-class preload_deferred_error : public Interposition {};
+class preload_deferred_error : public interposition {};
 
 // A function-attribute change reaches the driver between launch_conditions_change_begins and
 // launch_conditions_changed (so that deferred launches are issued before it, and none counts as
@@ -734,7 +734,7 @@ TEST_F(preload_deferred_error, failed_calls_are_reported_with_their_status) {
 // function, and the runtime would make one current only inside the launch. The hook must still
 // identify the kernel, or the launch passes straight through with "a launch whose kernel could
 // not be identified".
-class preload_unidentified_kernel : public Interposition {};
+class preload_unidentified_kernel : public interposition {};
 
 TEST_F(preload_unidentified_kernel, a_threads_first_launch_finds_its_kernel_without_a_current_context) {
   const auto drop_current_context = lookup<void (*)()>(cuda_, "fake_cuda_drop_current_context");
