@@ -61,7 +61,8 @@ have_header() { have g++ && echo "#include <$1>" | g++ -E -x c++ -I"$root/.deps/
 vendored() { [[ -f $root/.deps/$1/CMakeLists.txt ]]; }  # scripts/vendor_deps.sh
 have_lib() {  # ldconfig is in /sbin, which a user's PATH may lack
   local lc; lc=$(command -v ldconfig || echo /sbin/ldconfig)
-  [[ -x $lc ]] && "$lc" -p 2>/dev/null | grep -q "[[:space:]]$1 "
+  # grep reads to the end (no -q): under pipefail, ldconfig killed by SIGPIPE would count as absent
+  [[ -x $lc ]] && "$lc" -p 2>/dev/null | grep "[[:space:]]$1 " >/dev/null
 }
 # The system Python is the one Debian's packages serve; CTest uses the first with the module.
 have_module() {
