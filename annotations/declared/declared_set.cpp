@@ -71,34 +71,28 @@ void declared_set::to_access(access_set& out) const {
 }
 
 void report(unsigned issues, const char* where) noexcept {
+  // Most problems make the launch touch all device memory: the safe reading of a broken declaration.
+  static constexpr const char* all_memory = "; what it declares is treated as touching all device memory";
   struct message {
     input_issue issue;
     warning kind;
-    const char* text;
+    const char* cause;
+    const char* consequence;
   };
   static constexpr message messages[] = {
-      {issue_null_array, warning::null_array,
-       "a NULL range array with a non-zero count; what it declares is treated as touching all device "
-       "memory"},
-      {issue_null_range, warning::null_range,
-       "a range with a NULL pointer and a non-zero size; what it declares is treated as touching all "
-       "device memory"},
-      {issue_wraps, warning::wraps,
-       "a range runs past the end of the address space; it is clamped to the end"},
-      {issue_too_many, warning::too_many,
-       "more than 4096 ranges in one declaration; it is treated as touching all device memory"},
-      {issue_unknown_flags, warning::unknown_flags,
-       "unknown flag bits; they are ignored and ACS_EXACT is not honoured"},
-      {issue_too_deep, warning::too_deep,
-       "scopes nested more than 256 deep (acs_scope_end missing?); the deeper ones are treated as "
-       "touching all device memory"},
-      {issue_merged, warning::merged,
-       "called again before any launch: the launch gets both declarations (their union)"},
-      {issue_out_of_memory, warning::out_of_memory,
-       "out of memory while recording a declaration; it is treated as touching all device memory"},
+      {issue_null_array, warning::null_array, "a NULL range array with a non-zero count", all_memory},
+      {issue_null_range, warning::null_range, "a range with a NULL pointer and a non-zero size", all_memory},
+      {issue_wraps, warning::wraps, "a range runs past the end of the address space", "; it is clamped to the end"},
+      {issue_too_many, warning::too_many, "more than 4096 ranges in one declaration", all_memory},
+      {issue_unknown_flags, warning::unknown_flags, "unknown flag bits", "; ignored, and ACS_EXACT is not honoured"},
+      {issue_too_deep, warning::too_deep, "scopes nested more than 256 deep (acs_scope_end missing?)",
+       "; the deeper ones are treated as touching all device memory"},
+      {issue_merged, warning::merged, "called again before any launch", ": the launch gets the union of both"},
+      {issue_out_of_memory, warning::out_of_memory, "out of memory while recording a declaration", all_memory},
   };
   for (const message& m : messages)
-    if ((issues & m.issue) != 0 && first_report(m.kind)) log::warn("{}: {} (reported once)", where, m.text);
+    if ((issues & m.issue) != 0 && first_report(m.kind))
+      log::warn("{}: {}{} (reported once)", where, m.cause, m.consequence);
 }
 
 }  // namespace acs::annotations
