@@ -63,6 +63,13 @@ int spin(int argc, char** argv) {
   uint32_t* flag = acs_test::device_words(1);
   std::vector<uint32_t*> outs;
   for (int i = 0; i < spinners; ++i) outs.push_back(acs_test::device_words(2));  // one allocation each
+  // CUDA loads a kernel lazily, at its first launch (CUDA_MODULE_LOADING=LAZY, the default), and
+  // loading waits for the device: set_flag loaded behind running spinners would start only after
+  // they gave up (the programming guide's lazy-loading hazard for kernels that rely on concurrent
+  // execution; seen natively on the H200: 8 of 8 timed out). Load both kernels first.
+  cudaFuncAttributes attributes{};
+  ACS_CHECK(cudaFuncGetAttributes(&attributes, spin_until_set));
+  ACS_CHECK(cudaFuncGetAttributes(&attributes, set_flag));
   for (int i = 0; i < spinners; ++i) {
     spin_until_set<<<1, 32, 0, b>>>(flag, outs[i], static_cast<uint32_t>(i), timeout_ns);
     ACS_CHECK(cudaGetLastError());
