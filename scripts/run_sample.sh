@@ -22,12 +22,17 @@ fi
 [[ $# -gt 0 && $1 == -- ]] && shift
 
 "$root/scripts/install_deps.sh" build
+# nvcc where NVIDIA's installers put it, as scripts/test.sh does: a fresh shell may not have it.
+export PATH="/usr/local/cuda/bin:$PATH"
+command -v nvcc >/dev/null || { echo "run_sample.sh: no nvcc on PATH or in /usr/local/cuda/bin: install the CUDA 13 toolkit" >&2; exit 1; }
 mkdir -p "$build"
-if [[ ! -f $build/build.ninja ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" >"$build/configure.log" 2>&1 ||
-    { cat "$build/configure.log"; exit 1; }
-fi
+# Configured every time (a second or two when nothing changed), naming the compiler: a build
+# folder configured before the toolkit was found would otherwise stay without CUDA programs.
+generator=()
+[[ -f $build/CMakeCache.txt ]] || generator=(-G Ninja)
+cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
+  >"$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 if ! cmake --build "$build" -j "${ACS_BUILD_JOBS:-$(nproc)}" --target acs acs_sample >"$build/sample_build.log" 2>&1; then
   tail -n 30 "$build/sample_build.log"
   echo "run_sample.sh: building acs and acs_sample failed (log: $build/sample_build.log)" >&2
