@@ -21,8 +21,9 @@
 namespace acs {
 
 struct device_runtime {
-  device_runtime(const driver::table& cuda, CUcontext context, scheduler_config config)
-      : backend(cuda, context), sched(backend, config) {}
+  device_runtime(const driver::table& cuda, CUcontext context, CUdevice ordinal, scheduler_config config)
+      : device(ordinal), backend(cuda, context), sched(backend, config) {}
+  CUdevice device;  // its ordinal: the per-device statistics (its pool streams live in its primary context)
   cuda_backend backend;
   scheduler sched;
   // acs's own bookkeeping failed here, or the context was destroyed: no new kernel goes to the
