@@ -143,6 +143,15 @@ std::vector<CUcontext> primary_contexts_of(CUdevice device) {
   return out;
 }
 
+std::vector<CUcontext> managed_primary_contexts() {
+  registry& r = reg();
+  std::lock_guard lock(r.mutex);
+  std::vector<CUcontext> out;
+  for (const auto& [context, e] : r.contexts)
+    if (e->primary && e->runtime.load(std::memory_order_acquire) != nullptr) out.push_back(context);
+  return out;
+}
+
 std::vector<device_runtime*> all_runtimes() {
   std::lock_guard lock(reg().mutex);
   return reg().runtimes;

@@ -58,6 +58,9 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& con
 /// @brief Every scheduler created so far, abandoned ones included (cold paths only).
 std::vector<device_runtime*> all_runtimes();
 
+/// @brief The primary contexts that have a scheduler now (cold path: synchronous peer copies).
+std::vector<CUcontext> managed_primary_contexts();
+
 /// @brief The known primary contexts of `device` (cold path: device reset).
 std::vector<CUcontext> primary_contexts_of(CUdevice device);
 

@@ -32,6 +32,7 @@ struct call {
   enum kind { record, wait, launch, create_stream } what;
   CUstream stream;
   CUevent event;
+  CUcontext current = nullptr;  // the calling thread's current context (CU_STREAM_LEGACY names its stream)
 };
 
 struct fake_state {
@@ -53,7 +54,7 @@ struct fake_state {
     next_handle += 0x40;
     return reinterpret_cast<T>(next_handle);
   }
-  void log(call c) { calls.push_back(c); }
+  void log(call c);
 };
 
 inline fake_state& fake() {
@@ -68,6 +69,11 @@ T unknown_handle() {
   return fake().handle<T>();
 }
 inline thread_local std::vector<CUcontext> context_stack;
+
+inline void fake_state::log(call c) {
+  c.current = context_stack.empty() ? nullptr : context_stack.back();
+  calls.push_back(c);
+}
 
 inline CUresult ctx_get_current(CUcontext* c) {
   *c = context_stack.empty() ? nullptr : context_stack.back();

@@ -139,6 +139,59 @@ TEST_F(runtime_multigpu, an_event_recorded_on_one_device_and_waited_on_another_i
   }
 }
 
+// cudaMemcpyPeer (into device 1's memory) with device 0 current: CUDA serialises it with device
+// 1's work too. Device 1's legacy-stream kernel on its pool must be joined into device 1's legacy
+// stream before the copy (with device 1's context current: CU_STREAM_LEGACY names the current
+// context's), and device 1's next legacy kernel must fork after the copy. The hook brackets the copy
+// with peer_copy_begins / peer_copy_done around the current device's legacy barrier.
+TEST_F(runtime_multigpu, a_synchronous_peer_copy_is_a_barrier_on_every_devices_legacy_stream) {
+  const CUcontext d0 = make_device(), d1 = make_device();
+  const CUfunction f = make_kernel();
+  make_current(d1);
+  const std::size_t start = mark();
+  const CUstream reader = launch(nullptr, f, make_allocation(), make_allocation());
+  ASSERT_TRUE(is_pool(reader));
+  make_current(d0);
+  const CUstream p0 = launch(nullptr, f, make_allocation(), make_allocation());
+  ASSERT_TRUE(is_pool(p0));
+
+  peer_copy_begins(default_stream::legacy);
+  stream_work_begins(nullptr, default_stream::legacy);
+  const std::size_t copy_at = mark();  // the copy itself
+  stream_barrier(nullptr, default_stream::legacy);
+  peer_copy_done(default_stream::legacy);
+  ASSERT_EQ(context_stack.size(), 1u);
+  EXPECT_EQ(context_stack.back(), d0) << "the current context must be restored";
+
+  // Joined: a wait on a device's legacy stream, made with that device current, for an event
+  // recorded on its pool stream after its kernel, before the copy.
+  const auto joined = [&](CUstream pool, CUcontext device) {
+    std::set<CUevent> on_pool;
+    const auto cs = calls_since(start);
+    for (std::size_t i = 0; i < cs.size() && start + i < copy_at; ++i) {
+      if (cs[i].what == call::record && cs[i].stream == pool) on_pool.insert(cs[i].event);
+      if (cs[i].what == call::wait && cs[i].stream == CU_STREAM_LEGACY && cs[i].current == device &&
+          on_pool.count(cs[i].event))
+        return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(joined(p0, d0)) << "device 0's legacy stream (the current one's legacy barrier)";
+  EXPECT_TRUE(joined(reader, d1)) << "device 1's legacy stream must hold its pool kernel before the copy";
+
+  make_current(d1);
+  const CUstream after = launch(nullptr, f, make_allocation(), make_allocation());
+  ASSERT_TRUE(is_pool(after));
+  std::set<CUevent> on_legacy1;
+  bool forked = false;
+  for (const call& c : calls_since(copy_at)) {
+    if (c.what == call::record && c.stream == CU_STREAM_LEGACY && c.current == d1) on_legacy1.insert(c.event);
+    if (c.what == call::wait && c.stream == after && on_legacy1.count(c.event)) forked = true;
+  }
+  EXPECT_TRUE(forked) << "device 1's next legacy kernel must start after the copy";
+  EXPECT_EQ(runtime_of(d1)->sched.stats().barriers, 1u);
+}
+
 // ACS_STATS: the sums over devices keep their keys; each device's figures follow under its
 // ordinal (device<N>_dispatched...), from the runtime's own schedulers.
 TEST_F(runtime_multigpu, stats_are_given_per_device) {
