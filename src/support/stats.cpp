@@ -128,11 +128,11 @@ std::string format_machine(const summary& s) {
     out += fmt::format(" pass_{}={}", reason_name(static_cast<pass_reason>(i)), s.passed[i]);
   // Per device: what tells whether each device's kernels went to its own pool, and how they fared.
   for (const device_figures& d : s.per_device) {
-    const scheduler_stats& k = d.scheduler;
+    const scheduler_stats& dk = d.scheduler;
     out += fmt::format(" device{0}_dispatched={1} device{0}_independent={2} device{0}_dependency_waits={3}"
                        " device{0}_barriers={4} device{0}_in_place={5} device{0}_mean_occupancy={6:.2f}",
-                       d.device, k.kernels, k.independent, k.dependency_waits, k.barriers, k.starved,
-                       mean_occupancy(k));
+                       d.device, dk.kernels, dk.independent, dk.dependency_waits, dk.barriers, dk.starved,
+                       mean_occupancy(dk));
   }
   return out;
 }
