@@ -32,6 +32,7 @@
 #define ACS_HOOKED_barrier(x) x
 #define ACS_HOOKED_graph_instantiate(x) x
 #define ACS_HOOKED_legacy_barrier(x) x
+#define ACS_HOOKED_peer_barrier(x) x
 #define ACS_HOOKED_sync(x) x
 #define ACS_HOOKED_device_sync(x) x
 #define ACS_HOOKED_stream_destroy(x) x

@@ -76,6 +76,17 @@ R handle(kind_tag<hook_kind::legacy_barrier>, R (*real)(A...), A... a) noexcept 
   return issued_on<Entry>(implied, barrier_done<Entry>, real, a...);
 }
 
+// A synchronous peer copy: a legacy_barrier, on the other devices' default streams too (CUDA
+// serialises it with its source and destination devices' work: dispatch.hpp, peer_copy_begins).
+template <class Entry, class R, class... A>
+R handle(kind_tag<hook_kind::peer_barrier>, R (*real)(A...), A... a) noexcept {
+  static_assert(detail::count_of<CUstream, A...> == 0, "a synchronous operation names no stream");
+  peer_copy_begins(Entry::zero);
+  const R result = handle<Entry>(kind_tag<hook_kind::legacy_barrier>{}, real, a...);
+  peer_copy_done(Entry::zero);
+  return result;
+}
+
 template <class Entry, class R, class... A>
 R handle(kind_tag<hook_kind::sync>, R (*real)(A...), A... a) noexcept {
   static_assert(detail::count_of<CUstream, A...> == 1);

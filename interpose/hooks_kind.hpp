@@ -14,6 +14,7 @@ enum class hook_kind : std::uint8_t {
   barrier,
   graph_instantiate,
   legacy_barrier,
+  peer_barrier,
   sync,
   device_sync,
   stream_destroy,
@@ -47,6 +48,7 @@ constexpr std::string_view kind_name(hook_kind k) noexcept {
     case hook_kind::barrier: return "barrier";
     case hook_kind::graph_instantiate: return "graph_instantiate";
     case hook_kind::legacy_barrier: return "legacy_barrier";
+    case hook_kind::peer_barrier: return "peer_barrier";
     case hook_kind::sync: return "sync";
     case hook_kind::device_sync: return "device_sync";
     case hook_kind::stream_destroy: return "stream_destroy";

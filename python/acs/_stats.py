@@ -2,6 +2,7 @@
 `acs-stats: key=value key=value ...` (src/stats.cpp), from a captured stderr or
 from ACS_STATS_FILE (one such line per process, appended)."""
 import json
+import re
 
 PREFIX = "acs-stats:"
 
@@ -53,6 +54,28 @@ SECTIONS = [
 ]
 _SHOWN = {key for _, rows in SECTIONS for key, _ in rows} | {"measured"}
 
+# Per device (device<N>_<key>, N the CUDA device ordinal): shown under "Per device".
+PER_DEVICE = [
+    ("dispatched", "dispatched to the pool streams"),
+    ("independent", "  with nothing to wait for"),
+    ("dependency_waits", "dependency waits"),
+    ("barriers", "barriers"),
+    ("in_place", "left on their own stream"),
+    ("mean_occupancy", "mean window occupancy"),
+]
+_PER_DEVICE_KEY = re.compile(r"^device(\d+)_(.+)$")
+
+
+def _per_device(fields):
+    """{ordinal: {key: value}} of the device<N>_<key> fields known to PER_DEVICE."""
+    known = {key for key, _ in PER_DEVICE}
+    out = {}
+    for key, value in fields.items():
+        m = _PER_DEVICE_KEY.match(key)
+        if m and m.group(2) in known:
+            out.setdefault(int(m.group(1)), {})[m.group(2)] = value
+    return out
+
 
 def _value(text):
     for kind in (int, float):
@@ -101,7 +124,16 @@ def format_fields(fields):
         if shown:
             out.append(title)
             out += [f"  {label:<42} {value}" for label, value in shown]
-    other = [f"{k}={v}" for k, v in fields.items() if k not in _SHOWN and not k.startswith("pass_")]
+    devices = _per_device(fields)
+    if devices:
+        out.append("Per device")
+        for ordinal in sorted(devices):
+            out.append(f"  device {ordinal}")
+            out += [f"    {label:<40} {_shown(key, devices[ordinal][key])}"
+                    for key, label in PER_DEVICE if key in devices[ordinal]]
+    per_device_keys = {f"device{n}_{k}" for n, d in devices.items() for k in d}
+    other = [f"{k}={v}" for k, v in fields.items()
+             if k not in _SHOWN and k not in per_device_keys and not k.startswith("pass_")]
     if other:
         out.append("Other")
         out.append("  " + " ".join(other))

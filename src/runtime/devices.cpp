@@ -52,11 +52,8 @@ void classify(const driver::table& cuda, context_entry& e) {
   e.primary = primary == e.context;
 }
 
-void sum_stats(scheduler_stats& sum, unsigned& devices) {
-  for (device_runtime* rt : all_runtimes()) {
-    sum += rt->sched.stats();
-    ++devices;
-  }
+void sum_stats(stats::summary& s) {
+  for (device_runtime* rt : all_runtimes()) stats::add_scheduler(s, rt->device, rt->sched.stats());
 }
 
 // This thread's current context, valid while handles_epoch() is unchanged.
@@ -100,7 +97,7 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     const config& c = settings();
     // A tracer tags each launch around the driver call, on the application's thread.
     const unsigned issue_threads = c.issue_thread && c.trace.empty() ? c.issue_threads : 0;
-    auto* rt = new device_runtime(cuda, e.context,
+    auto* rt = new device_runtime(cuda, e.context, e.device,
                                   scheduler_config{c.window, c.streams, c.eager_join, c.merge, issue_threads});
     // Launches still queued for the issuing threads are issued before the runtime's own exit
     // handlers (registered earlier, so run later) tear the context down.
@@ -143,6 +140,15 @@ std::vector<CUcontext> primary_contexts_of(CUdevice device) {
   std::vector<CUcontext> out;
   for (const auto& [context, e] : r.contexts)
     if (e->primary && e->device == device) out.push_back(context);
+  return out;
+}
+
+std::vector<CUcontext> managed_primary_contexts() {
+  registry& r = reg();
+  std::lock_guard lock(r.mutex);
+  std::vector<CUcontext> out;
+  for (const auto& [context, e] : r.contexts)
+    if (e->primary && e->runtime.load(std::memory_order_acquire) != nullptr) out.push_back(context);
   return out;
 }
 

@@ -21,8 +21,9 @@
 namespace acs {
 
 struct device_runtime {
-  device_runtime(const driver::table& cuda, CUcontext context, scheduler_config config)
-      : backend(cuda, context), sched(backend, config) {}
+  device_runtime(const driver::table& cuda, CUcontext context, CUdevice ordinal, scheduler_config config)
+      : device(ordinal), backend(cuda, context), sched(backend, config) {}
+  CUdevice device;  // its ordinal: the per-device statistics (its pool streams live in its primary context)
   cuda_backend backend;
   scheduler sched;
   // acs's own bookkeeping failed here, or the context was destroyed: no new kernel goes to the
@@ -56,6 +57,9 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& con
 
 /// @brief Every scheduler created so far, abandoned ones included (cold paths only).
 std::vector<device_runtime*> all_runtimes();
+
+/// @brief The primary contexts that have a scheduler now (cold path: synchronous peer copies).
+std::vector<CUcontext> managed_primary_contexts();
 
 /// @brief The known primary contexts of `device` (cold path: device reset).
 std::vector<CUcontext> primary_contexts_of(CUdevice device);

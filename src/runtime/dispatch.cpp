@@ -251,6 +251,39 @@ void stream_barrier(CUstream stream, default_stream stream_zero) noexcept {
   guarded("stream_barrier", [&] { barrier_on(stream, stream_zero); });
 }
 
+// Runs `f` once for each managed device but the current one, with that device's primary context
+// pushed: the default-stream handles name the current context's stream. The current context is
+// restored, also when `f` throws.
+template <class F>
+void on_other_devices(F f) {
+  const driver::table* cuda = driver::real();
+  CUcontext current = nullptr;
+  if (cuda == nullptr || cuda->cuCtxGetCurrent_(&current) != CUDA_SUCCESS) return;
+  for (CUcontext c : managed_primary_contexts()) {
+    if (c == current || cuda->cuCtxPushCurrent_(c) != CUDA_SUCCESS) continue;
+    struct pop_at_exit {
+      const driver::table& cuda;
+      ~pop_at_exit() {
+        CUcontext popped = nullptr;
+        (void)cuda.cuCtxPopCurrent_(&popped);
+      }
+    } pop{*cuda};
+    f();
+  }
+}
+
+void peer_copy_begins(default_stream stream_zero) noexcept {
+  runtime_started();
+  if (!active() || nothing_redirected()) return;
+  guarded("peer_copy_begins", [&] { on_other_devices([&] { before_work_on(nullptr, stream_zero); }); });
+}
+
+void peer_copy_done(default_stream stream_zero) noexcept {
+  runtime_started();
+  if (!active() || nothing_redirected()) return;
+  guarded("peer_copy_done", [&] { on_other_devices([&] { barrier_on(nullptr, stream_zero); }); });
+}
+
 std::uint64_t stream_sync_begins(CUstream stream, default_stream stream_zero) noexcept {
   runtime_started();
   if (!active() || nothing_redirected()) return scheduler::sync_point();

@@ -74,6 +74,15 @@ void launched_directly(CUstream stream, default_stream stream_zero, pass_reason 
 // Call stream_work_begins before forwarding it, and this after.
 void stream_barrier(CUstream stream, default_stream stream_zero) noexcept;
 
+// A synchronous peer copy (cuMemcpyPeer, cudaMemcpyPeer, their 3D twins) is serialised with the
+// work of its source and destination devices as well as with the current one's. acs does not
+// read which devices those are: the copy counts as work on the default stream (legacy, or
+// per-thread for the _ptds twins) of every device it manages, more order and never less. Call
+// peer_copy_begins before the current device's stream_work_begins and peer_copy_done after its
+// stream_barrier; they cover the other devices.
+void peer_copy_begins(default_stream stream_zero) noexcept;
+void peer_copy_done(default_stream stream_zero) noexcept;
+
 // Host synchronisation: take a point before forwarding the sync (or stream
 // query) and pass it once the sync succeeded. Only work issued before the point
 // is known complete: another thread may launch while the sync waits.

@@ -21,10 +21,10 @@ namespace {
 
 std::atomic<scheduler_source> source{nullptr};
 
-double mean_occupancy(const summary& s) {
-  const auto k = s.scheduler.kernels;
-  return k == 0 ? 0.0 : static_cast<double>(s.scheduler.occupancy_sum) / static_cast<double>(k);
+double mean_occupancy(const scheduler_stats& k) {
+  return k.kernels == 0 ? 0.0 : static_cast<double>(k.occupancy_sum) / static_cast<double>(k.kernels);
 }
+double mean_occupancy(const summary& s) { return mean_occupancy(s.scheduler); }
 
 std::uint64_t total_passed(const summary& s) {
   std::uint64_t n = 0;
@@ -91,6 +91,15 @@ detail::counters& detail::global() noexcept {
 
 void set_scheduler_source(scheduler_source s) noexcept { source.store(s, std::memory_order_release); }
 
+void add_scheduler(summary& s, int device, const scheduler_stats& stats) {
+  s.scheduler += stats;
+  ++s.devices;
+  auto it = s.per_device.begin();
+  while (it != s.per_device.end() && it->device < device) ++it;
+  if (it == s.per_device.end() || it->device != device) it = s.per_device.insert(it, device_figures{device, {}});
+  it->scheduler += stats;
+}
+
 summary collect() noexcept {
   summary s;
   const detail::counters& c = detail::global();
@@ -98,7 +107,12 @@ summary collect() noexcept {
   for (std::size_t i = 0; i < reason_count; ++i) s.passed[i] = c.passed[i].load(std::memory_order_relaxed);
   s.functions_ptx = c.functions_ptx.load(std::memory_order_relaxed);
   s.functions_no_ptx = c.functions_no_ptx.load(std::memory_order_relaxed);
-  if (const scheduler_source f = source.load(std::memory_order_acquire)) f(s.scheduler, s.devices);
+  if (const scheduler_source f = source.load(std::memory_order_acquire)) {
+    try {
+      f(s);
+    } catch (...) {  // out of memory for the per-device figures: the sums so far stand
+    }
+  }
   return s;
 }
 
@@ -112,6 +126,14 @@ std::string format_machine(const summary& s) {
                      mean_occupancy(s), s.devices, s.functions_ptx, s.functions_no_ptx, total_passed(s));
   for (std::size_t i = 0; i < reason_count; ++i)
     out += fmt::format(" pass_{}={}", reason_name(static_cast<pass_reason>(i)), s.passed[i]);
+  // Per device: what tells whether each device's kernels went to its own pool, and how they fared.
+  for (const device_figures& d : s.per_device) {
+    const scheduler_stats& dk = d.scheduler;
+    out += fmt::format(" device{0}_dispatched={1} device{0}_independent={2} device{0}_dependency_waits={3}"
+                       " device{0}_barriers={4} device{0}_in_place={5} device{0}_mean_occupancy={6:.2f}",
+                       d.device, dk.kernels, dk.independent, dk.dependency_waits, dk.barriers, dk.starved,
+                       mean_occupancy(dk));
+  }
   return out;
 }
 
@@ -133,6 +155,16 @@ std::string format_human(const summary& s) {
   if (k.deferred != 0 || k.deferred_failures != 0)
     out += fmt::format("[acs] stats: {} launches issued by acs's thread ({} failed there), {} waits for it\n",
                        k.deferred, k.deferred_failures, k.issue_waits);
+  if (s.per_device.size() > 1) {
+    out += "[acs] stats: per device:";
+    const char* between = " ";
+    for (const device_figures& d : s.per_device) {
+      out += fmt::format("{}device {}: {} dispatched, {} dependency waits, {} barriers", between, d.device,
+                         d.scheduler.kernels, d.scheduler.dependency_waits, d.scheduler.barriers);
+      between = "; ";
+    }
+    out += "\n";
+  }
   out += fmt::format("[acs] stats: {} passed through", total_passed(s));
   const char* sep = " (";
   for (std::size_t i = 0; i < reason_count; ++i) {

@@ -1,11 +1,13 @@
 #pragma once
-// ACS_STATS=1: what acs did, printed to stderr at exit, summed over devices.
+// ACS_STATS=1: what acs did, printed to stderr at exit, summed over devices, then per device.
 // Two forms: a readable summary, and one `acs-stats: key=value ...` line that
-// the GPU tests parse. Printing makes no CUDA call (the driver may be gone).
+// the GPU tests parse (per device: device<N>_dispatched=... with N the CUDA device ordinal).
+// Printing makes no CUDA call (the driver may be gone).
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "scheduler/scheduler_config.hpp"
 #include "src/support/pass_reason.hpp"
@@ -14,6 +16,12 @@ namespace acs::stats {
 
 inline constexpr std::size_t reason_count = static_cast<std::size_t>(pass_reason::count_);
 
+// One device's schedulers (a device reset makes a new one: they are summed).
+struct device_figures {
+  int device = -1;  // the CUDA device ordinal (CUdevice)
+  scheduler_stats scheduler;
+};
+
 struct summary {
   std::uint64_t kernels_seen = 0;                    // every launch handed to acs
   std::array<std::uint64_t, reason_count> passed{};  // of those, passed through, per reason
@@ -21,7 +29,11 @@ struct summary {
   std::uint64_t functions_ptx = 0;                   // kernel functions whose PTX narrowed their writes
   std::uint64_t functions_no_ptx = 0;                // kernel functions read without usable PTX
   unsigned devices = 0;                              // schedulers created
+  std::vector<device_figures> per_device;            // by device ordinal, ascending
 };
+
+/// @brief Adds one scheduler's counters to `s`: the sums, and its device's figures.
+void add_scheduler(summary& s, int device, const scheduler_stats& stats);
 
 namespace detail {
 inline std::atomic<bool> counting{false};
@@ -55,7 +67,7 @@ inline void count_function(bool ptx) noexcept {
 }
 
 /// @brief Where the schedulers' counters come from (set by the runtime).
-using scheduler_source = void (*)(scheduler_stats& sum, unsigned& devices);
+using scheduler_source = void (*)(summary& s);  // calls add_scheduler for each scheduler
 void set_scheduler_source(scheduler_source source) noexcept;
 
 /// @brief A snapshot of every counter.

@@ -200,6 +200,13 @@ class Stats(unittest.TestCase):
                              ("GPU busy fraction", "87.0%"), ("mean window occupancy", "17.25")):
             line = next((l for l in r.stdout.splitlines() if label in l), "")
             self.assertTrue(line.endswith(value), f"{label}: {line!r}")
+        # Per device (several GPUs in one process): each device's figures under its ordinal.
+        lines = r.stdout.splitlines()
+        self.assertIn("Per device", lines)
+        device1 = lines[lines.index("  device 1"):]
+        dispatched = next((l for l in device1 if "dispatched to the pool" in l), "")
+        self.assertTrue(dispatched.endswith("200"), dispatched)
+        self.assertNotIn("Other", r.stdout)
         self.assertIn("not measured", r.stdout)
         self.assertNotIn("Other", r.stdout)
 

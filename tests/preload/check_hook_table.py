@@ -3,7 +3,7 @@
 
   * every entry point that the headers show ordered on a stream (scripts/list_stream_entry_points.py)
     is in the table, with some kind (`pass` included: then it is a documented decision);
-  * every synchronous copy/memset is a legacy_barrier;
+  * every synchronous copy/memset is a legacy_barrier (the peer copies a peer_barrier);
   * every setter of what decides a launch's success (function attributes, context limits) is a
     function_config: acs drains its deferred launches before such a change;
   * kinds that report a stream are only given to entry points that take one;
@@ -57,8 +57,10 @@ def main():
         kind = table.get((api, symbol))
         if kind is None:
             problems.append(f"not in the table: {api} {symbol} ({category})")
-        elif category == "implicit" and kind != "legacy_barrier":
+        elif category == "implicit" and kind not in ("legacy_barrier", "peer_barrier"):
             problems.append(f"{symbol}: a synchronous copy/memset must be legacy_barrier, not {kind}")
+        elif category == "implicit" and (kind == "peer_barrier") != ("Peer" in symbol):
+            problems.append(f"{symbol}: synchronous peer copies, and only they, are peer_barrier, not {kind}")
         elif category == "function_config" and kind != "function_config":
             problems.append(f"{symbol}: it decides whether launches succeed: function_config, not {kind}")
 

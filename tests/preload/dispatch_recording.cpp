@@ -90,6 +90,8 @@ void stream_synchronized(CUstream stream, default_stream zero, std::uint64_t) no
   record(e);
 }
 void device_synchronized(std::uint64_t) noexcept { record(event(recorded::device_synchronized)); }
+void peer_copy_begins(default_stream zero) noexcept { record(event(recorded::peer_copy_begins, nullptr, zero)); }
+void peer_copy_done(default_stream zero) noexcept { record(event(recorded::peer_copy_done, nullptr, zero)); }
 void stream_destroyed(CUstream stream) noexcept { record(event(recorded::stream_destroyed, stream)); }
 void capture_began(CUstream stream, CUstreamCaptureMode mode) noexcept {
   recorded_event e = event(recorded::capture_began, stream);

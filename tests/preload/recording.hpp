@@ -24,6 +24,8 @@ enum class recorded : int {
   call_failed,          // detail: the status
   reserved,             // memory_reserved: address, bytes
   unreserved,           // reservation_freed: address
+  peer_copy_begins,     // per_thread: the default stream of the _ptds twins
+  peer_copy_done,
 };
 
 struct recorded_event {

@@ -273,6 +273,31 @@ TEST_F(interposition, synchronous_copies_are_barriers_on_their_default_stream) {
   EXPECT_STREQ(c[1].name, "cuMemcpyHtoD_v2_ptds");
 }
 
+// A synchronous peer copy is serialised with its source and destination devices' work too: the
+// runtime is told before and after, around the current device's legacy barrier (docs/design.md
+// rule 8).
+class interposition_multigpu : public interposition {};
+
+TEST_F(interposition_multigpu, synchronous_peer_copies_bracket_every_devices_default_stream) {
+  proc<PFN_cuMemcpyPeer_v4000>("cuMemcpyPeer", 12000)(0, nullptr, 0, nullptr, 16);
+  proc<PFN_cuMemcpyPeer_v7000_ptds>("cuMemcpyPeer", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)(
+      0, nullptr, 0, nullptr, 16);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 6u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(e[3 * i].what, recorded::peer_copy_begins);
+    EXPECT_EQ(e[3 * i + 1].what, recorded::barrier);
+    EXPECT_EQ(e[3 * i + 1].stream, i == 0 ? CU_STREAM_LEGACY : CU_STREAM_PER_THREAD);
+    EXPECT_EQ(e[3 * i + 1].bracketed, 1);
+    EXPECT_EQ(e[3 * i + 2].what, recorded::peer_copy_done);
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(e[3 * i + k].per_thread, i) << "event " << 3 * i + k;
+  }
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_STREQ(c[0].name, "cuMemcpyPeer");
+  EXPECT_STREQ(c[1].name, "cuMemcpyPeer_ptds");
+}
+
 TEST_F(interposition, synchronization_is_reported_only_when_it_succeeded) {
   auto sync = proc<PFN_cuStreamSynchronize_v2000>("cuStreamSynchronize", 12000);
   EXPECT_EQ(sync(stream(0x10)), CUDA_SUCCESS);

@@ -4,8 +4,10 @@
 
 namespace acs::sim {
 
-app_order::app_order(std::vector<stream_kind> kinds, unsigned events, std::uint32_t cells)
+app_order::app_order(std::vector<stream_kind> kinds, unsigned events, std::uint32_t cells,
+                     std::vector<unsigned> devices)
     : kinds_(std::move(kinds)),
+      devices_(devices.empty() ? std::vector<unsigned>(kinds_.size(), 0) : std::move(devices)),
       clocks_(kinds_.size()),
       ticks_(kinds_.size(), 0),
       events_(events),
@@ -18,7 +20,7 @@ vector_clock app_order::next_clock(unsigned v) const {
   for (unsigned u = 0; u < kinds_.size(); ++u) {
     const bool implicit = (kinds_[v] == stream_kind::legacy && kinds_[u] == stream_kind::blocking) ||
                           (kinds_[v] == stream_kind::blocking && kinds_[u] == stream_kind::legacy);
-    if (implicit) c.join(clocks_[u]);
+    if (implicit && devices_[u] == devices_[v]) c.join(clocks_[u]);  // each device has its own legacy stream
   }
   return c;
 }
@@ -81,6 +83,11 @@ void app_order::sync_event(unsigned event) {
 
 void app_order::sync_device() {
   for (const vector_clock& c : clocks_) host_.join(c);
+}
+
+void app_order::sync_device(unsigned device) {
+  for (unsigned v = 0; v < clocks_.size(); ++v)
+    if (devices_[v] == device) host_.join(clocks_[v]);
 }
 
 std::optional<unsigned> app_order::host_unordered_writer(cell c) const {

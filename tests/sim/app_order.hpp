@@ -1,7 +1,7 @@
 #pragma once
 // The application's own happens-before order, at the level of its virtual
 // streams: stream order, event record -> wait, the legacy stream's implicit
-// synchronisation with blocking streams, and host syncs. The program generator
+// synchronisation with blocking streams (of one device), and host syncs. The program generator
 // asks it whether an operation would race with earlier work of another stream,
 // so that it can order them first, as a correct application would.
 #include <cstdint>
@@ -16,7 +16,8 @@ namespace acs::sim {
 
 class app_order {
  public:
-  app_order(std::vector<stream_kind> kinds, unsigned events, std::uint32_t cells);
+  // `devices`: each stream's device (empty: all on one).
+  app_order(std::vector<stream_kind> kinds, unsigned events, std::uint32_t cells, std::vector<unsigned> devices = {});
 
   // The streams holding earlier accesses that an operation on `v` with this
   // footprint would conflict with without being ordered after them.
@@ -29,7 +30,8 @@ class app_order {
 
   void sync_stream(unsigned v) { host_.join(clocks_.at(v)); }
   void sync_event(unsigned event);
-  void sync_device();
+  void sync_device();                 // every device
+  void sync_device(unsigned device);  // that device's streams (what their work waited for too)
 
   // The stream whose unsynchronised write the host would read, if any.
   std::optional<unsigned> host_unordered_writer(cell c) const;
@@ -50,6 +52,7 @@ class app_order {
   void advance(unsigned v, vector_clock c);
 
   std::vector<stream_kind> kinds_;
+  std::vector<unsigned> devices_;
   std::vector<vector_clock> clocks_;  // of each stream's latest operation
   std::vector<std::uint32_t> ticks_;
   std::vector<std::optional<vector_clock>> events_;

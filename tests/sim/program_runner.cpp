@@ -1,5 +1,6 @@
 #include "program_runner.hpp"
 
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -18,20 +19,35 @@ memory_effect effect_of(const kernel& k) { return {memory_effect::rule::hash, k.
 
 class runner {
  public:
-  runner(const program& p, execution how) : p_(p), how_(how), sim_(p.device) {
-    if (how_ == execution::through_acs) acs_.emplace(sim_, p.config);
+  // One scheduler per device, each given its device's backend (sim_device::on), as the runtime
+  // has one per primary context (src/runtime/devices.hpp).
+  runner(const program& p, execution how) : p_(p), how_(how), sim_(p.device), naive_(p.device.devices) {
+    const unsigned devices = p.device.devices;
+    if (how_ == execution::through_acs)
+      for (unsigned d = 0; d < devices; ++d) acs_.push_back(std::make_unique<scheduler>(sim_.on(d), p.config));
     if (p.fault_kernel) sim_.fault_when_done(p.kernels[*p.fault_kernel].id, context_error);
+    if (devices > 1) {
+      for (unsigned d = 0; d < devices; ++d) {
+        sim_.assign_cells(p.owned_from[d], p.owned_from[d + 1] - p.owned_from[d], d);
+        for (unsigned to = 0; to < devices; ++to)
+          if (p.peer_access && to != d) sim_.enable_peer_access(d, to);
+      }
+    }
     for (std::size_t i = 0; i < p.streams.size(); ++i) {
       const stream_kind kind = p.streams[i];
       const int priority = p.priorities[i];
+      const unsigned d = device_of_stream(i);
       const stream_handle h =
-          kind == stream_kind::legacy ? sim_device::legacy_stream : sim_.create_app_stream(kind, priority);
+          kind == stream_kind::legacy ? sim_device::legacy_stream_of(d) : sim_.create_app_stream(kind, priority, d);
       streams_.push_back({h + 1, h, kind, priority});
     }
-    for (unsigned i = 0; i < p.events; ++i) check(sim_.create_event(&events_.emplace_back()), "create_event");
+    for (unsigned i = 0; i < p.events; ++i)
+      check(sim_.create_event_on(p.event_devices.empty() ? 0 : p.event_devices[i], &events_.emplace_back()),
+            "create_event");
     if (how_ == execution::naive_redirect) {
-      for (unsigned i = 0; i < p.config.streams; ++i)
-        check(sim_.create_stream(&naive_.emplace_back()), "create_stream");
+      for (unsigned d = 0; d < devices; ++d)
+        for (unsigned i = 0; i < p.config.streams; ++i)
+          check(sim_.on(d).create_stream(&naive_[d].emplace_back()), "create_stream");
     }
   }
 
@@ -40,25 +56,37 @@ class runner {
       step_ = i;
       play(p_.steps[i]);
     }
-    const std::uint64_t point = scheduler::sync_point();
-    if (acs_) acs_->drain();
     step_ = p_.steps.size();
-    check(sim_.synchronize_device(), "final synchronize_device");
-    if (acs_) {
-      acs_->device_synchronized(point);
-      out_.stats = acs_->stats();
-    }
+    sync_devices(program_step::every_device, "final synchronize_device");
+    for (const auto& acs : acs_) out_.stats += acs->stats();
+    for (const std::string& m : sim_.misuses()) out_.failures.push_back("per-device scheduler: " + m);
     out_.context_failed = sim_.faulted();
     // The faulting kernel's launch was accepted, so it must have run (and the failure come back).
     if (fault_launched_ && !out_.context_failed) out_.failures.push_back("the faulting kernel was accepted but never ran");
     if (sim_.deadlocked()) out_.failures.push_back("deadlock: " + sim_.deadlock_report());
     for (const race& r : sim_.races()) out_.races.push_back(sim_.explain(r));
-    if (acs_) check_streams_apart();
+    if (!acs_.empty()) check_streams_apart();
     out_.memory = sim_.memory();
     return std::move(out_);
   }
 
  private:
+  unsigned device_of_stream(std::size_t v) const { return p_.stream_devices.empty() ? 0 : p_.stream_devices[v]; }
+  scheduler* acs_of(unsigned v) const { return acs_.empty() ? nullptr : acs_[device_of_stream(v)].get(); }
+
+  // cudaDeviceSynchronize of one device (or of each): acs issues what it queued there first.
+  void sync_devices(unsigned device, const char* what) {
+    const std::uint64_t point = scheduler::sync_point();
+    for (unsigned d = 0; d < acs_.size(); ++d)
+      if (device == program_step::every_device || device == d) acs_[d]->drain();
+    const backend_status st =
+        device == program_step::every_device ? sim_.synchronize_device() : sim_.synchronize_device(device);
+    check(st, what);
+    if (st != 0) return;
+    for (unsigned d = 0; d < acs_.size(); ++d)
+      if (device == program_step::every_device || device == d) acs_[d]->device_synchronized(point);
+  }
+
   void check(backend_status status, const char* what) {
     if (p_.fault_kernel) return check_under_fault(status, what);
     if (status != 0)
@@ -100,6 +128,10 @@ class runner {
       const std::optional<stream_handle> ran_on = sim_.kernel_stream(k.id);
       if (!ran_on) continue;  // its launch failed: reported as such
       const virtual_stream& vs = streams_[s.stream];
+      if (sim_.device_of(*ran_on) != device_of_stream(s.stream))
+        out_.apart.push_back("kernel " + std::to_string(k.id) + " of s" + std::to_string(s.stream) + " (device " +
+                             std::to_string(device_of_stream(s.stream)) + ") ran on stream " +
+                             std::to_string(*ran_on) + " of device " + std::to_string(sim_.device_of(*ran_on)));
       if (sim_.is_pool_stream(*ran_on) ? sim_.priority(*ran_on) != vs.priority : *ran_on != vs.handle)
         out_.apart.push_back("kernel " + std::to_string(k.id) + " of s" + std::to_string(s.stream) + " (priority " +
                              std::to_string(vs.priority) + ") ran on stream " + std::to_string(*ran_on) +
@@ -107,31 +139,32 @@ class runner {
     }
   }
 
-  void before_barrier(const virtual_stream& s) {
-    if (acs_) acs_->before_barrier(s);
-  }
-
   void play(const program_step& s) {
     const virtual_stream& vs = streams_[s.stream];
+    scheduler* const acs = acs_of(s.stream);
+    const auto before_barrier = [&](const virtual_stream& v) {
+      if (acs != nullptr) acs->before_barrier(v);
+    };
     switch (s.what) {
       case step_kind::launch: {
         const kernel& k = p_.kernels[s.kernel];
         if (s.rejected) {
           sim_.fail_calls(api_call::launch, 1, rejected_launch);
-          const backend_status st = acs_ ? acs_->launch(vs, s.declared, &k, s.group) : sim_.launch(&k, vs.handle);
+          const backend_status st = acs != nullptr ? acs->launch(vs, s.declared, &k, s.group) : sim_.launch(&k, vs.handle);
           sim_.fail_calls(api_call::launch, 0, 0);
           if (st != rejected_launch) check(st == 0 ? own_call_error : st, "rejected launch (not its own error)");
           return;
         }
-        if (acs_) {
+        if (acs != nullptr) {
           if (s.failure)
             sim_.fail_calls(s.failure->which, s.failure->count, own_call_error, s.failure->after);
-          const backend_status st = acs_->launch(vs, s.declared, &k, s.group);
+          const backend_status st = acs->launch(vs, s.declared, &k, s.group);
           check(st, "launch");
           if (st == 0 && p_.fault_kernel && s.kernel == *p_.fault_kernel) fault_launched_ = true;
           if (s.failure) sim_.fail_calls(s.failure->which, 0, 0);
         } else if (how_ == execution::naive_redirect) {
-          check(sim_.launch(&k, naive_[next_naive_++ % naive_.size()]), "launch");
+          const std::vector<stream_handle>& pool = naive_[device_of_stream(s.stream)];
+          check(sim_.launch(&k, pool[next_naive_++ % pool.size()]), "launch");
         } else {
           check(sim_.library_call(vs.handle, k), "launch");
         }
@@ -154,27 +187,20 @@ class runner {
       case step_kind::record: before_barrier(vs); check(sim_.record_event(events_[s.event], vs.handle), "record_event"); break;
       case step_kind::wait: before_barrier(vs); check(sim_.wait_event(vs.handle, events_[s.event]), "wait_event"); break;
       case step_kind::sync_stream: {
-        const std::uint64_t point = acs_ ? acs_->join(vs) : 0;
+        const std::uint64_t point = acs != nullptr ? acs->join(vs) : 0;
         const backend_status st = sim_.synchronize(vs.handle);
         check(st, "synchronize");
-        if (acs_ && st == 0) acs_->synchronized(vs.key, point);
+        if (acs != nullptr && st == 0) acs->synchronized(vs.key, point);
         return;
       }
       case step_kind::sync_event: check(sim_.synchronize_event(events_[s.event]), "synchronize_event"); return;
-      case step_kind::sync_device: {
-        const std::uint64_t point = scheduler::sync_point();
-        if (acs_) acs_->drain();
-        const backend_status st = sim_.synchronize_device();
-        check(st, "synchronize_device");
-        if (acs_ && st == 0) acs_->device_synchronized(point);
-        return;
-      }
+      case step_kind::sync_device: sync_devices(s.device, "synchronize_device"); return;
       case step_kind::query_stream: {
-        const std::uint64_t point = acs_ ? acs_->join(vs) : 0;
+        const std::uint64_t point = acs != nullptr ? acs->join(vs) : 0;
         backend_status st = 0;
         const bool idle = sim_.query_stream(vs.handle, &st);
         check(st, "query_stream");
-        if (idle && acs_) acs_->synchronized(vs.key, point);
+        if (idle && acs != nullptr) acs->synchronized(vs.key, point);
         return;
       }
       case step_kind::host_read:
@@ -182,16 +208,16 @@ class runner {
         if (!sim_.faulted()) out_.host_reads.push_back(sim_.host_read(s.dst));
         return;
     }
-    if (acs_) acs_->barrier(vs);
+    if (acs != nullptr) acs->barrier(vs);
   }
 
   const program& p_;
   execution how_;
   sim_device sim_;
-  std::optional<scheduler> acs_;  // destroyed before the device it uses
+  std::vector<std::unique_ptr<scheduler>> acs_;  // per device; destroyed before the device they use
   std::vector<virtual_stream> streams_;
   std::vector<event_handle> events_;
-  std::vector<stream_handle> naive_;
+  std::vector<std::vector<stream_handle>> naive_;  // per device
   std::size_t next_naive_ = 0;
   std::size_t step_ = 0;
   std::optional<std::size_t> error_step_;  // the first step that returned the context failure

@@ -14,7 +14,9 @@ using step_kind = program_step::kind;
 
 class generator {
  public:
-  explicit generator(std::uint64_t seed) : rng_(seed * 0x9e3779b97f4a7c15ULL + 1) { p_.seed = seed; }
+  generator(std::uint64_t seed, bool multigpu) : rng_(seed * 0x9e3779b97f4a7c15ULL + 1), multigpu_(multigpu) {
+    p_.seed = seed;
+  }
 
   program run() {
     choose_shape();
@@ -29,14 +31,19 @@ class generator {
   bool chance(unsigned percent) { return pick(0, 99) < percent; }
 
   void choose_shape() {
-    const unsigned n = pick(1, 4);
-    bool legacy = false;
+    // Several devices: every device gets a stream; each has its own legacy stream.
+    const unsigned devices = multigpu_ ? pick(2, 3) : 1;
+    p_.device.devices = devices;
+    const unsigned n = multigpu_ ? pick(devices, 5) : pick(1, 4);
+    std::vector<bool> legacy(devices, false);
     // Half the programs give their created streams priorities (rule 12: pool streams follow).
     const bool prioritised = chance(50);
     for (unsigned i = 0; i < n; ++i) {
+      const unsigned d = !multigpu_ ? 0 : i < devices ? i : pick(0, devices - 1);  // no draw: seeds replay
+      p_.stream_devices.push_back(d);
       const unsigned r = pick(0, 2);
-      if (r == 0 && !legacy) {
-        legacy = true;
+      if (r == 0 && !legacy[d]) {
+        legacy[d] = true;
         p_.streams.push_back(stream_kind::legacy);
       } else {
         p_.streams.push_back(r == 1 ? stream_kind::blocking : stream_kind::non_blocking);
@@ -45,6 +52,10 @@ class generator {
       p_.priorities.push_back(prioritised && p_.streams.back() != stream_kind::legacy ? priorities[pick(0, 2)] : 0);
     }
     main_cells_ = pick(4, 32);
+    if (multigpu_) {
+      for (unsigned d = 0; d <= devices; ++d) p_.owned_from.push_back(d * main_cells_ / devices);
+      p_.peer_access = chance(70);
+    }
     choose_layout();
     // Small windows stress retiring and folding; large ones, the dependency scan.
     const unsigned w = pick(0, 9);
@@ -56,7 +67,8 @@ class generator {
     const nanos costs[] = {300, 2000, 4800};
     p_.device.launch_cost = costs[pick(0, 2)];
     p_.device.api_cost = p_.device.launch_cost / 10;
-    p_.events = pick(1, 4);
+    p_.events = multigpu_ ? pick(devices, 6) : pick(1, 4);
+    for (unsigned e = 0; e < p_.events; ++e) p_.event_devices.push_back(!multigpu_ ? 0 : e < devices ? e : pick(0, devices - 1));
     // Barrier-heavy programs test joins and forks; launch-heavy ones, the
     // window, its dependencies and folding.
     const unsigned shares[] = {45, 75, 92};
@@ -65,7 +77,7 @@ class generator {
     failure_share_ = chance(10) ? 20 : 0;
     spin_share_ = chance(30) ? 10 : 0;
     rejected_share_ = chance(10) ? 15 : 0;
-    model_.emplace(p_.streams, p_.events, main_cells_);
+    model_.emplace(p_.streams, p_.events, main_cells_, p_.stream_devices);
   }
 
   // Strides that put cells within one address bucket, across bucket edges,
@@ -91,13 +103,17 @@ class generator {
 
   // A few random runs of cells, some of them empty; with locality, mostly in
   // stream v's part of memory.
+  // Without peer access, only in v's device's cells.
   std::vector<cell> random_cells(unsigned v) {
     const auto n = static_cast<unsigned>(p_.streams.size());
     std::vector<cell> out;
     for (unsigned runs = pick(0, 3); runs > 0; --runs) {
       cell lo = 0;
       cell hi = main_cells_ - 1;
-      if (locality_ && n > 1 && main_cells_ >= 2 * n && chance(85)) {
+      if (!p_.peer_access) {
+        lo = p_.owned_from[p_.stream_devices[v]];
+        hi = p_.owned_from[p_.stream_devices[v] + 1] - 1;
+      } else if (locality_ && n > 1 && main_cells_ >= 2 * n && chance(85)) {
         lo = v * main_cells_ / n;
         hi = (v + 1) * main_cells_ / n - 1;
       }
@@ -175,21 +191,40 @@ class generator {
       const unsigned u = others.front();
       const unsigned r = pick(0, 99);
       if (r < 60) {
-        const unsigned e = pick(0, p_.events - 1);
+        const unsigned e = event_of(u);
         record(u, e);
         wait(v, e);
       } else if (r < 75) {
         sync_stream(u);
       } else if (r < 85) {
-        const unsigned e = pick(0, p_.events - 1);
+        const unsigned e = event_of(u);
         record(u, e);
         emit({.what = step_kind::sync_event, .stream = u, .event = e});
         model_->sync_event(e);
       } else {
-        emit({.what = step_kind::sync_device});
-        model_->sync_device();
+        sync_device(u);
       }
     }
+  }
+
+  // An event of v's device, which alone may be recorded on v.
+  unsigned event_of(unsigned v) {
+    std::vector<unsigned> own;
+    for (unsigned e = 0; e < p_.events; ++e)
+      if (p_.event_devices[e] == p_.stream_devices[v]) own.push_back(e);
+    return own[pick(0, static_cast<unsigned>(own.size()) - 1)];
+  }
+
+  // A device synchronize; with several devices, mostly of v's device only.
+  void sync_device(unsigned v) {
+    if (multigpu_ && chance(60)) {
+      const unsigned d = p_.stream_devices[v];
+      emit({.what = step_kind::sync_device, .device = d});
+      model_->sync_device(d);
+      return;
+    }
+    emit({.what = step_kind::sync_device});
+    model_->sync_device();
   }
 
   void record(unsigned v, unsigned e) {
@@ -294,8 +329,9 @@ class generator {
     std::vector<unsigned> setters;
     for (unsigned u = 0; u < p_.streams.size(); ++u) {
       const stream_kind a = p_.streams[u], b = p_.streams[v];
-      const bool coupled = (a == stream_kind::legacy && b == stream_kind::blocking) ||
-                           (a == stream_kind::blocking && b == stream_kind::legacy);
+      const bool coupled = p_.stream_devices[u] == p_.stream_devices[v] &&
+                           ((a == stream_kind::legacy && b == stream_kind::blocking) ||
+                            (a == stream_kind::blocking && b == stream_kind::legacy));
       if (u != v && !coupled) setters.push_back(u);
     }
     if (setters.empty()) return false;
@@ -345,7 +381,7 @@ class generator {
       emit({.what = step_kind::marker, .stream = v});
       model_->issue(v, {}, {});
     } else if (r < 26) {
-      const unsigned e = pick(0, p_.events - 1);
+      const unsigned e = event_of(v);
       record(v, e);
       if (chance(70)) wait(pick(0, static_cast<unsigned>(p_.streams.size()) - 1), e);
     } else if (r < 29) {
@@ -357,8 +393,7 @@ class generator {
       emit({.what = step_kind::sync_event, .stream = v, .event = e});
       model_->sync_event(e);
     } else if (r < 38) {
-      emit({.what = step_kind::sync_device});
-      model_->sync_device();
+      sync_device(v);
     } else if (r < 41) {
       emit({.what = step_kind::query_stream, .stream = v});
     } else {
@@ -379,6 +414,7 @@ class generator {
   unsigned rejected_share_ = 0;  // percent of launches followed by one the driver rejects
   unsigned spin_share_ = 0;     // percent of launches that are a spinner and the kernel it waits for
   bool locality_ = false;       // each stream works mostly on its own part of memory
+  bool multigpu_ = false;
 };
 
 const char* name(step_kind k) {
@@ -415,7 +451,8 @@ std::string range_list(const std::vector<byte_range>& rs) {
 
 }  // namespace
 
-program generate_program(std::uint64_t seed) { return generator(seed).run(); }
+program generate_program(std::uint64_t seed) { return generator(seed, false).run(); }
+program generate_multigpu_program(std::uint64_t seed) { return generator(seed, true).run(); }
 
 bool add_fault(program& p) {
   std::vector<std::size_t> launched;
@@ -434,8 +471,17 @@ std::string describe(const program& p) {
       << ", concurrency " << p.device.concurrency << ", launch cost " << p.device.launch_cost << "ns, "
       << p.device.cells << " cells at 0x" << std::hex << p.layout.base << std::dec << " + " << p.layout.stride
       << " per cell (" << p.layout.width << " bytes); streams:";
-  for (std::size_t i = 0; i < p.streams.size(); ++i)
-    out << " s" << i << '=' << name(p.streams[i]) << " (priority " << p.priorities[i] << ')';
+  for (std::size_t i = 0; i < p.streams.size(); ++i) {
+    out << " s" << i << '=' << name(p.streams[i]) << " (priority " << p.priorities[i];
+    if (p.device.devices > 1) out << ", device " << p.stream_devices[i];
+    out << ')';
+  }
+  if (p.device.devices > 1) {
+    out << "; " << p.device.devices << " devices, peer access " << (p.peer_access ? "on" : "off") << ", cells from";
+    for (cell c : p.owned_from) out << ' ' << c;
+    out << "; events on devices";
+    for (unsigned d : p.event_devices) out << ' ' << d;
+  }
   if (p.fault_kernel) out << "; the context fails once kernel " << p.kernels[*p.fault_kernel].id << " has run";
   out << '\n';
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
@@ -467,6 +513,9 @@ std::string describe(const program& p) {
       case step_kind::wait:
       case step_kind::sync_event: out << " event " << s.event; break;
       case step_kind::host_read: out << " cell " << s.dst; break;
+      case step_kind::sync_device:
+        if (s.device != program_step::every_device) out << " device " << s.device;
+        break;
       default: break;
     }
     out << '\n';

@@ -57,6 +57,8 @@ struct program_step {
   std::uint32_t count = 0;                    // copy, fill
   value fill_value = 0;
   nanos duration = 0;  // copy, fill
+  unsigned device = every_device;  // sync_device: that device only, or every device
+  static constexpr unsigned every_device = ~0u;
 };
 
 struct program {
@@ -66,7 +68,13 @@ struct program {
   address_layout layout;  // where the cells are, in what acs is told
   std::vector<stream_kind> streams;
   std::vector<int> priorities;  // per stream: CUDA's stream priority (0 for the legacy stream)
+  std::vector<unsigned> stream_devices;  // per stream: its device (device.devices of them)
   unsigned events = 0;
+  std::vector<unsigned> event_devices;  // per event: the device it is created (and recorded) on
+  // Several devices: cells [owned_from[d], owned_from[d + 1]) belong to device d (the rest to
+  // none); without peer access a kernel touches only its own device's cells and those.
+  std::vector<cell> owned_from;
+  bool peer_access = true;
   std::vector<kernel> kernels;
   std::vector<program_step> steps;
   // A context failure (sim_device::fault_when_done): once this kernel has run, every call fails,
@@ -75,6 +83,7 @@ struct program {
 };
 
 program generate_program(std::uint64_t seed);
+program generate_multigpu_program(std::uint64_t seed);
 
 // The same program with one of its launched kernels made to fault (chosen from the seed); the
 // program itself unchanged. False when it launches nothing.

@@ -28,14 +28,23 @@ const char* name(api_call c) noexcept {
 }
 
 sim_device::sim_device(device_config config)
-    : config_(config), memory_(config.cells), checker_(config.cells) {
+    : config_(config),
+      memory_(config.cells),
+      checker_(config.cells),
+      busy_slots_(config.devices, 0),
+      peak_slots_(config.devices, 0),
+      owner_(config.cells, no_device) {
   if (config_.concurrency == 0) throw std::invalid_argument("sim_device: concurrency must be >= 1");
+  if (config_.devices == 0) throw std::invalid_argument("sim_device: devices must be >= 1");
   for (cell c = 0; c < config_.cells; ++c) memory_[c] = initial_value(c);
-  add_stream(stream_kind::legacy, stream_origin::legacy);
+  for (unsigned d = 0; d < config_.devices; ++d) add_stream(stream_kind::legacy, stream_origin::legacy, 0, d);
+  views_.resize(config_.devices);
 }
 
-stream_handle sim_device::add_stream(stream_kind kind, stream_origin origin, int priority) {
-  streams_.push_back({kind, origin, priority, false, std::nullopt, 0});
+sim_device::~sim_device() = default;
+
+stream_handle sim_device::add_stream(stream_kind kind, stream_origin origin, int priority, unsigned device) {
+  streams_.push_back({kind, origin, priority, device, false, std::nullopt, 0});
   return streams_.size() - 1;
 }
 
@@ -49,6 +58,15 @@ bool sim_device::valid_event(event_handle e) const noexcept {
 
 bool sim_device::valid_cells(const std::vector<cell>& cells) const noexcept {
   return std::all_of(cells.begin(), cells.end(), [&](cell c) { return c < config_.cells; });
+}
+
+bool sim_device::accessible(const kernel& k, stream_handle stream) const noexcept {
+  const unsigned d = streams_[stream].device;
+  const auto own = [&](cell c) {
+    const unsigned o = owner_[c];
+    return o == no_device || o == d || peer_access_.contains({d, o});
+  };
+  return std::all_of(k.reads.begin(), k.reads.end(), own) && std::all_of(k.writes.begin(), k.writes.end(), own);
 }
 
 // ---- backend -------------------------------------------------------------
@@ -79,27 +97,40 @@ backend_status sim_device::seen(backend_status status) {
 backend_status sim_device::create_stream(stream_handle* out) { return create_stream_with_priority(out, 0); }
 
 backend_status sim_device::create_stream_with_priority(stream_handle* out, int priority) {
+  return new_pool_stream(out, priority, 0);
+}
+
+backend_status sim_device::new_pool_stream(stream_handle* out, int priority, unsigned device) {
   std::lock_guard lock(mutex_);
   if (const auto failure = context_failed(config_.api_cost)) return *failure;
   now_ += config_.api_cost;
   if (const auto failure = injected(api_call::create_stream)) return *failure;
-  *out = add_stream(stream_kind::non_blocking, stream_origin::pool, priority);
+  *out = add_stream(stream_kind::non_blocking, stream_origin::pool, priority, device);
   return 0;
 }
 
-backend_status sim_device::create_event(event_handle* out) {
+backend_status sim_device::create_event(event_handle* out) { return new_event(out, 0); }
+
+backend_status sim_device::create_event_on(unsigned device, event_handle* out) {
+  if (device >= config_.devices) return status_invalid_value;
+  return new_event(out, device);
+}
+
+backend_status sim_device::new_event(event_handle* out, unsigned device) {
   std::lock_guard lock(mutex_);
   if (const auto failure = context_failed(config_.api_cost)) return *failure;
   now_ += config_.api_cost;
   if (const auto failure = injected(api_call::create_event)) return *failure;
-  events_.push_back({});
+  events_.push_back({std::nullopt, false, device});
   *out = events_.size();  // handles start at 1, so a zero handle is caught
   return 0;
 }
 
+// CUDA: cudaEventRecord fails when the event and the stream belong to different devices.
 backend_status sim_device::record_event(event_handle event, stream_handle stream) {
   std::lock_guard lock(mutex_);
   if (!valid_event(event) || !valid_stream(stream)) return status_invalid_handle;
+  if (events_[event - 1].device != streams_[stream].device) return status_invalid_handle;
   ++calls_.record;
   if (const auto failure = context_failed(config_.api_cost)) return seen(*failure);
   if (const auto failure = injected(api_call::record_event)) {
@@ -124,7 +155,7 @@ backend_status sim_device::wait_event(stream_handle stream, event_handle event) 
     return *failure;
   }
   run_until(now_);
-  // CUDA: a wait binds to the latest record now; a never-recorded event is a no-op.
+  // CUDA: a wait binds to the latest record now, of any device; a never-recorded event is a no-op.
   if (const auto record = events_[event - 1].record) {
     op o;
     o.kind = op_kind::wait;
@@ -157,7 +188,7 @@ backend_status sim_device::launch_checked(const void* kernel_ptr, stream_handle 
   if (kernel_ptr == nullptr) return status_invalid_value;
   if (!valid_stream(stream)) return status_invalid_handle;
   const auto& k = *static_cast<const kernel*>(kernel_ptr);
-  if (!valid_cells(k.reads) || !valid_cells(k.writes)) return status_invalid_value;
+  if (!valid_cells(k.reads) || !valid_cells(k.writes) || !accessible(k, stream)) return status_invalid_value;
   if (const auto failure = context_failed(config_.launch_cost)) return seen(*failure);
   if (const auto failure = may_fail ? injected(api_call::launch) : std::nullopt) {
     now_ += config_.launch_cost;
@@ -167,12 +198,15 @@ backend_status sim_device::launch_checked(const void* kernel_ptr, stream_handle 
   return enqueue_effect(op_kind::kernel, stream, k, config_.launch_cost);
 }
 
-const void* sim_device::detach(const void* kernel_ptr) {
+const void* sim_device::detach(const void* kernel_ptr) { return detach_on(kernel_ptr, 0); }
+
+const void* sim_device::detach_on(const void* kernel_ptr, unsigned device) {
   std::lock_guard lock(mutex_);
   if (kernel_ptr == nullptr || failures_[static_cast<std::size_t>(api_call::launch)].count != 0 || failure_seen_)
     return nullptr;
   const auto& k = *static_cast<const kernel*>(kernel_ptr);
-  if (!valid_cells(k.reads) || !valid_cells(k.writes)) return nullptr;  // would fail: issued at once
+  // Would fail: issued at once.
+  if (!valid_cells(k.reads) || !valid_cells(k.writes) || !accessible(k, legacy_stream_of(device))) return nullptr;
   return new kernel(k);
 }
 
@@ -186,7 +220,7 @@ backend_status sim_device::launch_detached(const void* kernel_ptr, stream_handle
 void sim_device::destroy_stream(stream_handle stream) noexcept {
   std::lock_guard lock(mutex_);
   // Its work still runs, as with cudaStreamDestroy.
-  if (stream != legacy_stream && valid_stream(stream)) streams_[stream].destroyed = true;
+  if (valid_stream(stream) && streams_[stream].origin != stream_origin::legacy) streams_[stream].destroyed = true;
 }
 
 void sim_device::destroy_event(event_handle event) noexcept {
@@ -196,18 +230,19 @@ void sim_device::destroy_event(event_handle event) noexcept {
 
 // ---- the application's own work ---------------------------------------------
 
-stream_handle sim_device::create_app_stream(stream_kind kind, int priority) {
+stream_handle sim_device::create_app_stream(stream_kind kind, int priority, unsigned device) {
   if (kind == stream_kind::legacy)
-    throw std::invalid_argument("the legacy stream is sim_device::legacy_stream");
+    throw std::invalid_argument("the legacy stream is sim_device::legacy_stream_of(device)");
+  if (device >= config_.devices) throw std::invalid_argument("create_app_stream: no such device");
   std::lock_guard lock(mutex_);
   now_ += config_.api_cost;
-  return add_stream(kind, stream_origin::app, priority);
+  return add_stream(kind, stream_origin::app, priority, device);
 }
 
 backend_status sim_device::library_call(stream_handle stream, const kernel& k) {
   std::lock_guard lock(mutex_);
   if (!valid_stream(stream)) return status_invalid_handle;
-  if (!valid_cells(k.reads) || !valid_cells(k.writes)) return status_invalid_value;
+  if (!valid_cells(k.reads) || !valid_cells(k.writes) || !accessible(k, stream)) return status_invalid_value;
   if (const auto failure = context_failed(config_.launch_cost)) return *failure;
   return enqueue_effect(op_kind::library_call, stream, k, config_.launch_cost);
 }
@@ -321,6 +356,21 @@ backend_status sim_device::synchronize_device() {
   return fault_.value_or(0);
 }
 
+// cudaDeviceSynchronize: the work of the device's streams, pool streams included; what it
+// waited for across devices (event waits) is known through its clocks.
+backend_status sim_device::synchronize_device(unsigned device) {
+  std::lock_guard lock(mutex_);
+  if (device >= config_.devices) return status_invalid_value;
+  run_until(now_);
+  for (std::uint64_t id = 0; id < ops_.size(); ++id) {
+    if (op_device(id) != device) continue;
+    if (!run_until_done(id)) break;
+    if (!fault_) observe(id);
+  }
+  now_ += config_.api_cost;
+  return fault_.value_or(0);
+}
+
 bool sim_device::query_stream(stream_handle stream, backend_status* status) {
   std::lock_guard lock(mutex_);
   if (status != nullptr) *status = 0;
@@ -374,13 +424,13 @@ std::uint64_t sim_device::enqueue(op o, stream_handle stream, std::optional<std:
   std::vector<std::uint64_t> deps;
   if (extra) deps.push_back(*extra);
   if (s.tail) deps.push_back(*s.tail);
-  // Legacy-stream implicit synchronisation. Destroyed streams count too: their
-  // work still runs.
+  // Legacy-stream implicit synchronisation, within one device. Destroyed streams count
+  // too: their work still runs.
   if (s.kind == stream_kind::legacy) {
     for (const stream_state& b : streams_)
-      if (b.kind == stream_kind::blocking && b.tail) deps.push_back(*b.tail);
-  } else if (s.kind == stream_kind::blocking && streams_[legacy_stream].tail) {
-    deps.push_back(*streams_[legacy_stream].tail);
+      if (b.kind == stream_kind::blocking && b.device == s.device && b.tail) deps.push_back(*b.tail);
+  } else if (s.kind == stream_kind::blocking && streams_[legacy_stream_of(s.device)].tail) {
+    deps.push_back(*streams_[legacy_stream_of(s.device)].tail);
   }
 
   o.stream = stream;
@@ -416,18 +466,22 @@ void sim_device::dispatch() {
       } else {
         start(id);
       }
-    } else if (!slot_queue_.empty() && busy_slots_ < config_.concurrency) {
-      // The first of the most urgent streams' (FIFO among equals: all of them without priorities).
-      auto next = slot_queue_.begin();
-      for (auto it = slot_queue_.begin(); it != slot_queue_.end(); ++it)
-        if (streams_[ops_[*it].stream].priority < streams_[ops_[*next].stream].priority) next = it;
-      const std::uint64_t id = *next;
-      slot_queue_.erase(next);
-      ++busy_slots_;
-      peak_slots_ = std::max(peak_slots_, busy_slots_);
-      start(id);
     } else {
-      return;
+      // Of the devices with a free slot, the first of the most urgent streams' (FIFO among
+      // equals: all of them without priorities). Devices do not compete for slots.
+      auto next = slot_queue_.end();
+      for (auto it = slot_queue_.begin(); it != slot_queue_.end(); ++it) {
+        if (busy_slots_[op_device(*it)] >= config_.concurrency) continue;
+        if (next == slot_queue_.end() || streams_[ops_[*it].stream].priority < streams_[ops_[*next].stream].priority)
+          next = it;
+      }
+      if (next == slot_queue_.end()) return;
+      const std::uint64_t id = *next;
+      const unsigned d = op_device(id);
+      slot_queue_.erase(next);
+      ++busy_slots_[d];
+      peak_slots_[d] = std::max(peak_slots_[d], busy_slots_[d]);
+      start(id);
     }
   }
 }
@@ -447,7 +501,7 @@ void sim_device::start(std::uint64_t id) {
     // spinning blocks fill, which CUDA does not promise to avoid either.
     spinning_[o.waits_for].push_back(id);
     if (o.uses_slot) {
-      --busy_slots_;
+      --busy_slots_[op_device(id)];
       o.slot_lent = true;
     }
   } else if (o.duration == 0) {
@@ -471,7 +525,7 @@ void sim_device::finish(std::uint64_t id) {
       o.kernel_id == *faulting_kernel_ && !fault_)
     fault_ = fault_status_;
   last_completion_ = std::max(last_completion_, device_now_);
-  if (o.uses_slot && !o.slot_lent) --busy_slots_;
+  if (o.uses_slot && !o.slot_lent) --busy_slots_[op_device(id)];
   if (o.kind == op_kind::kernel || o.kind == op_kind::library_call) {
     finished_kernels_.insert(o.kernel_id);
     if (const auto it = spinning_.find(o.kernel_id); it != spinning_.end()) {
@@ -538,133 +592,6 @@ void sim_device::note_queued_behind(std::uint64_t id) {
     if (awaited.at != phase::done && (awaited.kind == op_kind::kernel || awaited.kind == op_kind::library_call))
       queued_behind_.push_back({awaited.kernel_id, o.kernel_id});
   }
-}
-
-// ---- observations -----------------------------------------------------------
-
-std::vector<race> sim_device::races() const {
-  std::lock_guard lock(mutex_);
-  return checker_.races();
-}
-
-std::string sim_device::describe_stream(stream_handle s) const {
-  const stream_state& st = streams_[s];
-  std::ostringstream out;
-  switch (st.origin) {
-    case stream_origin::legacy: return "the legacy stream";
-    case stream_origin::pool: out << "pool stream " << s; break;
-    case stream_origin::app: out << "app stream " << s << " (" << name(st.kind) << ')'; break;
-  }
-  return out.str();
-}
-
-std::string sim_device::describe_op(std::uint64_t id) const {
-  if (id == host_op) return "a host read";
-  const op& o = ops_[id];
-  static constexpr const char* names[] = {"kernel", "library call", "host function", "copy",
-                                          "fill",   "marker",       "event record",  "event wait"};
-  std::ostringstream out;
-  out << "op " << id << " (" << names[static_cast<int>(o.kind)];
-  if (o.kind == op_kind::kernel || o.kind == op_kind::library_call || o.kind == op_kind::host_function)
-    out << ' ' << o.kernel_id;
-  out << " on " << describe_stream(o.stream) << ", t=" << o.start << ".." << o.end << "ns)";
-  return out.str();
-}
-
-std::string sim_device::explain(const race& r) const {
-  std::lock_guard lock(mutex_);
-  const bool first_wrote = r.kind != race_kind::write_after_read;
-  const bool then_wrote = r.kind != race_kind::read_after_write;
-  return "race on cell " + std::to_string(r.where) + ": " + describe_op(r.earlier) +
-         (first_wrote ? " wrote it, " : " read it, ") + "then " + describe_op(r.later) +
-         (then_wrote ? " wrote it" : " read it") + ", and neither is ordered before the other";
-}
-
-std::string sim_device::explain_races(std::size_t max) const {
-  std::string out;
-  const std::vector<race> all = races();
-  for (std::size_t i = 0; i < all.size() && i < max; ++i) out += explain(all[i]) + "\n";
-  if (all.size() > max) out += "... and " + std::to_string(all.size() - max) + " more\n";
-  return out;
-}
-
-std::vector<value> sim_device::memory() const {
-  std::lock_guard lock(mutex_);
-  return memory_;
-}
-
-std::vector<memory_effect> sim_device::issued_effects() const {
-  std::lock_guard lock(mutex_);
-  std::vector<memory_effect> out;
-  out.reserve(effect_ops_.size());
-  for (std::uint64_t id : effect_ops_) out.push_back(ops_[id].effect);
-  return out;
-}
-
-std::optional<op_span> sim_device::kernel_span(std::uint64_t kernel_id) const {
-  std::lock_guard lock(mutex_);
-  const auto it = latest_run_.find(kernel_id);
-  if (it == latest_run_.end() || ops_[it->second].at == phase::waiting) return std::nullopt;
-  const op& o = ops_[it->second];
-  return op_span{o.start, o.at == phase::done ? o.end : o.start + o.duration};
-}
-
-unsigned sim_device::launches(std::uint64_t kernel_id) const {
-  std::lock_guard lock(mutex_);
-  const auto it = launch_counts_.find(kernel_id);
-  return it == launch_counts_.end() ? 0 : it->second;
-}
-
-std::optional<stream_handle> sim_device::kernel_stream(std::uint64_t kernel_id) const {
-  std::lock_guard lock(mutex_);
-  const auto it = latest_run_.find(kernel_id);
-  if (it == latest_run_.end()) return std::nullopt;
-  return ops_[it->second].stream;
-}
-
-int sim_device::priority(stream_handle stream) const {
-  std::lock_guard lock(mutex_);
-  return stream < streams_.size() ? streams_[stream].priority : 0;
-}
-
-bool sim_device::is_pool_stream(stream_handle stream) const {
-  std::lock_guard lock(mutex_);
-  return stream < streams_.size() && streams_[stream].origin == stream_origin::pool;
-}
-
-bool sim_device::deadlocked() const {
-  std::lock_guard lock(mutex_);
-  return !deadlock_.empty();
-}
-
-std::string sim_device::deadlock_report() const {
-  std::lock_guard lock(mutex_);
-  return deadlock_;
-}
-
-std::vector<sim_device::queued_pair> sim_device::queued_behind() const {
-  std::lock_guard lock(mutex_);
-  return queued_behind_;
-}
-
-nanos sim_device::now() const {
-  std::lock_guard lock(mutex_);
-  return now_;
-}
-
-nanos sim_device::last_completion() const {
-  std::lock_guard lock(mutex_);
-  return last_completion_;
-}
-
-unsigned sim_device::peak_concurrency() const {
-  std::lock_guard lock(mutex_);
-  return peak_slots_;
-}
-
-sim_device::call_counts sim_device::calls() const {
-  std::lock_guard lock(mutex_);
-  return calls_;
 }
 
 }  // namespace acs::sim

@@ -29,10 +29,23 @@
 //  * rule 12 (docs/design.md): every kernel enqueued on a pool stream behind an
 //    unfinished kernel there, or behind a wait for one, is recorded
 //    (queued_behind), so that a test can check whose kernels those were.
+//  * several devices (device_config::devices), as CUDA's "stream and event behavior" has
+//    them: each device has its own legacy stream (coupled with its own blocking streams
+//    only), streams, events and execution slots; an event is recorded only on a stream of
+//    its own device, and waited on from any device; a device synchronize waits for its own
+//    device's work. Memory is one array of cells, each owned by a device or by none
+//    (assign_cells): a kernel may touch another device's cells only with peer access
+//    (enable_peer_access); a copy may read and write any cells (a peer copy when they are
+//    owned by different devices), ordered on the stream it was issued on. The context
+//    failure (fault_when_done) is the whole machine's.
+//    The device's own calls are the application's, on any device; on(d) is the backend a
+//    scheduler of device d is given, which also refuses (and records, misuses) what a
+//    per-device scheduler must never do: a stream or an event of another device.
 // Every call may come from any thread: one mutex guards the whole device.
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <queue>
@@ -65,9 +78,10 @@ struct kernel {
 
 struct device_config {
   std::uint32_t cells = 64;
-  unsigned concurrency = 8;  // kernels and library calls running at once
+  unsigned concurrency = 8;  // kernels and library calls running at once, per device
   nanos launch_cost = 4800;  // host time per launch (docs/design.md §7)
   nanos api_cost = 350;      // host time per other call
+  unsigned devices = 1;      // streams 0..devices-1 are their legacy streams
 };
 
 // CUDA's codes, so that a status passed back unchanged is recognisable.
@@ -87,12 +101,19 @@ struct op_span {
 
 class sim_device final : public backend {
  public:
-  // The legacy default stream, as CUDA's `0`.
+  // The legacy default stream (of device 0), as CUDA's `0`.
   static constexpr stream_handle legacy_stream = 0;
+  // A cell no device owns: every device may touch it (managed or pinned memory).
+  static constexpr unsigned no_device = ~0u;
   // The operation id that race reports give to host reads.
   static constexpr std::uint64_t host_op = ~std::uint64_t{0};
 
   explicit sim_device(device_config config = {});
+  ~sim_device() override;
+
+  // The backend of a scheduler of `device` (valid as long as the device).
+  backend& on(unsigned device);
+  static constexpr stream_handle legacy_stream_of(unsigned device) noexcept { return device; }
 
   // backend: what the scheduler calls. The test calls them too, as the application.
   backend_status create_stream(stream_handle* out) override;
@@ -111,9 +132,10 @@ class sim_device final : public backend {
   void destroy_stream(stream_handle stream) noexcept override;
   void destroy_event(event_handle event) noexcept override;
 
-  // The application's streams (blocking or non-blocking) and the work it issues
+  // The application's streams (blocking or non-blocking) and events, and the work it issues
   // on them directly, which acs sees only as barriers.
-  stream_handle create_app_stream(stream_kind kind, int priority = 0);
+  stream_handle create_app_stream(stream_kind kind, int priority = 0, unsigned device = 0);
+  backend_status create_event_on(unsigned device, event_handle* out);
   backend_status library_call(stream_handle stream, const kernel& k);   // holds a slot
   backend_status host_function(stream_handle stream, const kernel& k);  // holds no slot
   backend_status copy(stream_handle stream, cell dst, cell src, std::uint32_t count, nanos duration);
@@ -124,11 +146,21 @@ class sim_device final : public backend {
   // The host waits; it then knows everything the completed work knew. They return the
   // context failure, if one happened (the wait is then cut short).
   backend_status synchronize_event(event_handle event);
-  backend_status synchronize_device();
+  backend_status synchronize_device();               // every device
+  backend_status synchronize_device(unsigned device);  // that device's work only
   // Whether the stream is idle; `status`, if given, receives the context failure.
   bool query_stream(stream_handle stream, backend_status* status = nullptr);
   // A race-checked read of device memory by the host.
   value host_read(cell c);
+
+  // Cells [first, first + count) belong to `device` (no_device: to none).
+  void assign_cells(cell first, std::uint32_t count, unsigned device);
+  // Kernels of `from` may touch the cells of `to` (cudaDeviceEnablePeerAccess).
+  void enable_peer_access(unsigned from, unsigned to);
+  unsigned device_of(stream_handle stream) const;
+  unsigned event_device(event_handle event) const;
+  // Calls of a device's backend (on) that named another device's stream or event.
+  std::vector<std::string> misuses() const;
 
   // After `after` more successful calls of `which`, the next `count` fail with
   // `status` and do nothing else.
@@ -168,7 +200,8 @@ class sim_device final : public backend {
   std::vector<queued_pair> queued_behind() const;
   nanos now() const;              // host time
   nanos last_completion() const;  // device time of the latest completion
-  unsigned peak_concurrency() const;
+  unsigned peak_concurrency() const;  // over every device
+  unsigned peak_concurrency(unsigned device) const;
   // How many times the scheduler (or the test) called each of these, failed calls included:
   // what host time beyond the launches goes to.
   struct call_counts {
@@ -205,6 +238,7 @@ class sim_device final : public backend {
     stream_kind kind = stream_kind::non_blocking;
     stream_origin origin = stream_origin::pool;
     int priority = 0;
+    unsigned device = 0;
     bool destroyed = false;
     std::optional<std::uint64_t> tail;
     std::uint32_t ticks = 0;
@@ -212,13 +246,21 @@ class sim_device final : public backend {
   struct event_slot {
     std::optional<std::uint64_t> record;  // the latest record
     bool destroyed = false;
+    unsigned device = 0;
   };
+  class device_backend;
 
   static std::uint32_t timeline(stream_handle s) noexcept { return static_cast<std::uint32_t>(s + 1); }
   bool valid_stream(stream_handle s) const noexcept;
   bool valid_event(event_handle e) const noexcept;
   bool valid_cells(const std::vector<cell>& cells) const noexcept;
-  stream_handle add_stream(stream_kind kind, stream_origin origin, int priority = 0);
+  // Whether a kernel on `stream` may touch these cells (their owner, peer access).
+  bool accessible(const kernel& k, stream_handle stream) const noexcept;
+  stream_handle add_stream(stream_kind kind, stream_origin origin, int priority = 0, unsigned device = 0);
+  backend_status new_pool_stream(stream_handle* out, int priority, unsigned device);
+  backend_status new_event(event_handle* out, unsigned device);
+  const void* detach_on(const void* kernel, unsigned device);
+  unsigned op_device(std::uint64_t id) const noexcept { return streams_[ops_[id].stream].device; }
 
   // Issues `o` on `stream` at the current host time, after `extra` and after
   // what stream order and the legacy stream require.
@@ -233,7 +275,6 @@ class sim_device final : public backend {
   // False when it can never be done: a deadlock (recorded).
   bool run_until_done(std::uint64_t id);
   void note_queued_behind(std::uint64_t id);
-  std::optional<std::size_t> next_in_slot_queue() const;
   void observe(std::uint64_t id);
   std::string describe_op(std::uint64_t id) const;
   std::string describe_stream(stream_handle s) const;
@@ -256,8 +297,12 @@ class sim_device final : public backend {
   std::priority_queue<std::pair<nanos, std::uint64_t>, std::vector<std::pair<nanos, std::uint64_t>>,
                       std::greater<>>
       running_;
-  unsigned busy_slots_ = 0;
-  unsigned peak_slots_ = 0;
+  std::vector<unsigned> busy_slots_;  // per device
+  std::vector<unsigned> peak_slots_;  // per device
+  std::vector<unsigned> owner_;       // per cell: its device, or no_device
+  std::set<std::pair<unsigned, unsigned>> peer_access_;  // (from, to)
+  std::vector<std::string> misuses_;
+  std::vector<std::unique_ptr<device_backend>> views_;  // per device, made on first use
   struct injected_failure {
     unsigned after = 0;
     unsigned count = 0;
@@ -283,6 +328,35 @@ class sim_device final : public backend {
   std::vector<queued_pair> queued_behind_;
   std::string deadlock_;  // what was stuck, once a host wait deadlocked
   std::vector<std::uint64_t> effect_ops_;              // ops with a memory effect, issue order
+};
+
+// What a scheduler of one device calls (sim_device::on): the device's calls, restricted to
+// its own streams and events. A call naming another device's is refused (status_invalid_handle)
+// and recorded: a per-device scheduler has no business there, and CUDA would either reject it or
+// act on the wrong device (a join waited for on another device's stream orders nothing).
+class sim_device::device_backend final : public backend {
+ public:
+  device_backend(sim_device& sim, unsigned device) noexcept : sim_(sim), device_(device) {}
+
+  backend_status create_stream(stream_handle* out) override;
+  backend_status create_stream_with_priority(stream_handle* out, int priority) override;
+  backend_status create_event(event_handle* out) override;
+  backend_status record_event(event_handle event, stream_handle stream) override;
+  backend_status wait_event(stream_handle stream, event_handle event) override;
+  event_state query_event(event_handle event) override;
+  backend_status synchronize(stream_handle stream) override;
+  backend_status launch(const void* kernel, stream_handle stream) override;
+  const void* detach(const void* kernel) override;
+  backend_status launch_detached(const void* kernel, stream_handle stream) override;
+  void destroy_stream(stream_handle stream) noexcept override;
+  void destroy_event(event_handle event) noexcept override;
+
+ private:
+  // False (and recorded) when `stream` or `event` (0: none) is not of this device.
+  bool own(const char* call, stream_handle stream, event_handle event);
+
+  sim_device& sim_;
+  unsigned device_;
 };
 
 }  // namespace acs::sim

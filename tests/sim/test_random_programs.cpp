@@ -68,17 +68,19 @@ struct tally {
 // Runs `count` programs from seed `first` through `how` and compares each with
 // serial execution. With `report`, the first three failures are test failures
 // (with their seeds); otherwise they are only counted.
-tally check_programs(std::uint64_t first, std::uint64_t count, execution how, bool report) {
+tally check_programs(std::uint64_t first, std::uint64_t count, execution how, bool report,
+                     program (*generate)(std::uint64_t) = generate_program) {
   tally t;
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
-    const program p = generate_program(seed);
+    const program p = generate(seed);
     const program_outcome out = run_program(p, how);
     t.add(p, out);
     const std::string differences = compare(run_serial(p), out);
     if (differences.empty()) continue;
     ++t.failed;
     if (report && t.failed <= 3)
-      ADD_FAILURE() << "program seed " << seed << " (replay: ACS_SEED=" << seed << ") failed:\n"
+      ADD_FAILURE() << "program seed " << seed << " (replay: " << (generate == generate_program ? "" : "ACS_SIM_MULTIGPU=1 ")
+                    << "ACS_SEED=" << seed << ") failed:\n"
                     << differences;
   }
   return t;
@@ -86,7 +88,8 @@ tally check_programs(std::uint64_t first, std::uint64_t count, execution how, bo
 
 TEST(random_programs, match_serial_execution_under_acs) {
   if (const auto seed = env_number("ACS_SEED")) {
-    program p = generate_program(*seed);
+    program p = env_number("ACS_SIM_MULTIGPU").value_or(0) != 0 ? generate_multigpu_program(*seed)
+                                                                 : generate_program(*seed);
     p.config.issue_threads = static_cast<unsigned>(env_number("ACS_SIM_ISSUE_THREADS").value_or(0));  // replays that test
     if (p.config.issue_threads != 0)
       for (kernel& k : p.kernels) k.waits_for = 0;  // as that test runs them
@@ -206,6 +209,87 @@ TEST(random_programs, catch_a_scheduler_that_ignores_dependencies) {
   const std::uint64_t count = std::max<std::uint64_t>(program_count(default_programs) / 20, 20);
   const tally t = check_programs(0, count, execution::naive_redirect, false);
   std::printf("[ random   ] unordered redirection: %llu of %llu programs caught\n",
+              static_cast<unsigned long long>(t.failed), static_cast<unsigned long long>(t.programs));
+  EXPECT_GT(t.failed * 2, t.programs);
+}
+
+// Several devices in one process (docs/design.md rule 8): programs over 2-3 devices, one scheduler
+// per device given only its own device's streams and events, with kernels on every device, events
+// recorded on one device and waited on another, peer copies, and syncs of one device or all.
+// Compared with serial execution; a scheduler touching another device's stream or event, or a
+// kernel run on another device's stream, is a failure too.
+struct multigpu_tally {
+  std::uint64_t cross_waits = 0;   // waits for an event of another device
+  std::uint64_t peer_copies = 0;   // copies whose source and destination belong to different devices
+  std::uint64_t device_syncs = 0;  // syncs of one device only
+  std::uint64_t without_peer_access = 0;
+  std::uint64_t devices[4] = {};   // programs by device count
+
+  void add(const program& p) {
+    ++devices[std::min(p.device.devices, 3u)];
+    without_peer_access += !p.peer_access;
+    const auto owner = [&](cell c) {
+      for (unsigned d = 0; d + 1 < p.owned_from.size(); ++d)
+        if (c >= p.owned_from[d] && c < p.owned_from[d + 1]) return d;
+      return sim_device::no_device;
+    };
+    for (const program_step& s : p.steps) {
+      if (s.what == program_step::kind::wait && p.event_devices[s.event] != p.stream_devices[s.stream]) ++cross_waits;
+      if (s.what == program_step::kind::copy && owner(s.src) != owner(s.dst)) ++peer_copies;
+      if (s.what == program_step::kind::sync_device && s.device != program_step::every_device) ++device_syncs;
+    }
+  }
+};
+
+TEST(random_programs, multigpu_match_serial_execution_under_acs) {
+  const std::uint64_t count = program_count(default_programs) / 5;
+  const tally t = check_programs(0, count, execution::through_acs, true, generate_multigpu_program);
+  multigpu_tally m;
+  for (std::uint64_t seed = 0; seed < count; ++seed) m.add(generate_multigpu_program(seed));
+  const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf("[ random   ] %llu programs over several devices (%llu on 2, %llu on 3; %llu without peer access), "
+              "%llu cross-device waits, %llu peer copies, %llu one-device syncs, %llu kernels through acs "
+              "(%llu independent); %llu failed\n",
+              n(t.programs), n(m.devices[2]), n(m.devices[3]), n(m.without_peer_access), n(m.cross_waits),
+              n(m.peer_copies), n(m.device_syncs), n(t.stats.kernels), n(t.stats.independent), n(t.failed));
+  EXPECT_EQ(t.failed, 0u);
+  EXPECT_GT(m.devices[2], 0u);
+  EXPECT_GT(m.devices[3], 0u);
+  EXPECT_GT(m.without_peer_access, 0u);
+  EXPECT_GT(m.cross_waits, 0u) << "no program waited on another device's event";
+  EXPECT_GT(m.peer_copies, 0u) << "no program copied between devices";
+  EXPECT_GT(m.device_syncs, 0u) << "no program synchronised one device only";
+  EXPECT_GT(t.stats.independent, 0u);
+}
+
+// The same with one to three issuing threads per scheduler (spinners plain, as above).
+TEST(random_programs, multigpu_match_serial_execution_with_issuing_threads) {
+  const std::uint64_t count = program_count(default_programs) / 50;  // threads make them ~10x slower
+  std::uint64_t failed = 0;
+  for (std::uint64_t seed = 0; seed < count; ++seed) {
+    program p = generate_multigpu_program(seed);
+    p.config.issue_threads = 1 + static_cast<unsigned>(seed % 3);
+    for (kernel& k : p.kernels) k.waits_for = 0;
+    const std::string differences = compare(run_serial(p), run_program(p, execution::through_acs));
+    if (differences.empty()) continue;
+    if (++failed <= 3)
+      ADD_FAILURE() << "program seed " << seed << " (replay: ACS_SIM_MULTIGPU=1 ACS_SIM_ISSUE_THREADS="
+                    << p.config.issue_threads << " ACS_SEED=" << seed << ") failed:\n"
+                    << differences;
+  }
+  EXPECT_EQ(failed, 0u);
+}
+
+TEST(random_programs, multigpu_are_race_free_without_acs) {
+  const tally t = check_programs(0, program_count(default_programs) / 10, execution::direct, true,
+                                 generate_multigpu_program);
+  EXPECT_EQ(t.failed, 0u);
+}
+
+TEST(random_programs, multigpu_catch_a_scheduler_that_ignores_dependencies) {
+  const std::uint64_t count = std::max<std::uint64_t>(program_count(default_programs) / 20, 20);
+  const tally t = check_programs(0, count, execution::naive_redirect, false, generate_multigpu_program);
+  std::printf("[ random   ] unordered redirection over several devices: %llu of %llu programs caught\n",
               static_cast<unsigned long long>(t.failed), static_cast<unsigned long long>(t.programs));
   EXPECT_GT(t.failed * 2, t.programs);
 }

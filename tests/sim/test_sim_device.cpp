@@ -341,5 +341,145 @@ TEST_F(device_test, stream_priority_orders_kernels_waiting_for_a_slot) {
   EXPECT_EQ(*one.kernel_stream(urgent.id), high);
 }
 
+// ---- several devices ---------------------------------------------------------------------
+
+// Two devices: cells 0-7 on device 0, 8-15 on device 1, 16-31 on none.
+struct multigpu_test : device_test {
+  sim_device two{device_config{.cells = 32, .concurrency = 1, .devices = 2}};
+  multigpu_test() {
+    two.assign_cells(0, 8, 0);
+    two.assign_cells(8, 8, 1);
+  }
+  event_handle event_on(unsigned device) {
+    event_handle e = 0;
+    EXPECT_EQ(two.create_event_on(device, &e), 0);
+    return e;
+  }
+};
+
+TEST_F(multigpu_test, multigpu_each_device_has_its_own_legacy_stream) {
+  // A blocking stream waits for its own device's legacy stream, not for another device's.
+  const stream_handle same = two.create_app_stream(stream_kind::blocking, 0, 0);
+  const stream_handle other = two.create_app_stream(stream_kind::blocking, 0, 1);
+  const kernel a = make(long_time, {}, {16});
+  const kernel b = make(short_time, {16}, {17});
+  const kernel c = make(short_time, {16}, {18});
+  ASSERT_EQ(two.launch(&a, sim_device::legacy_stream_of(0)), 0);
+  ASSERT_EQ(two.launch(&b, same), 0);
+  ASSERT_EQ(two.launch(&c, other), 0);
+  two.synchronize_device();
+  ASSERT_EQ(two.races().size(), 1u) << two.explain_races();
+  EXPECT_NE(two.explain(two.races().front()).find("of device 1"), std::string::npos) << two.explain_races();
+  EXPECT_EQ(two.device_of(sim_device::legacy_stream_of(1)), 1u);
+}
+
+TEST_F(multigpu_test, multigpu_an_event_of_one_device_orders_a_wait_on_another) {
+  const stream_handle s0 = two.create_app_stream(stream_kind::non_blocking, 0, 0);
+  const stream_handle s1 = two.create_app_stream(stream_kind::non_blocking, 0, 1);
+  const event_handle e0 = event_on(0);
+  EXPECT_EQ(two.record_event(e0, s1), status_invalid_handle) << "CUDA records an event only on its own device";
+  const kernel producer = make(long_time, {}, {16});
+  const kernel consumer = make(short_time, {16}, {17});
+  ASSERT_EQ(two.launch(&producer, s0), 0);
+  ASSERT_EQ(two.record_event(e0, s0), 0);
+  ASSERT_EQ(two.wait_event(s1, e0), 0);
+  ASSERT_EQ(two.launch(&consumer, s1), 0);
+  two.synchronize_device();
+  EXPECT_TRUE(two.races().empty()) << two.explain_races();
+  EXPECT_GE(two.kernel_span(consumer.id)->start, two.kernel_span(producer.id)->end);
+}
+
+TEST_F(multigpu_test, multigpu_kernels_need_peer_access_for_another_devices_cells) {
+  const stream_handle s0 = two.create_app_stream(stream_kind::non_blocking, 0, 0);
+  const kernel reads_peer = make(short_time, {8}, {0});
+  const kernel unowned = make(short_time, {16}, {1});
+  EXPECT_EQ(two.launch(&reads_peer, s0), status_invalid_value);
+  EXPECT_EQ(two.launch(&unowned, s0), 0);
+  two.enable_peer_access(0, 1);
+  EXPECT_EQ(two.launch(&reads_peer, s0), 0);
+  const stream_handle s1 = two.create_app_stream(stream_kind::non_blocking, 0, 1);
+  const kernel back = make(short_time, {0}, {9});
+  EXPECT_EQ(two.launch(&back, s1), status_invalid_value) << "peer access is one way";
+  two.synchronize_device();
+}
+
+TEST_F(multigpu_test, multigpu_a_peer_copy_is_ordered_on_the_stream_it_was_issued_on) {
+  // Produced on device 0, copied to device 1 on the producer's stream, consumed on device 1
+  // after an event: ordered. The same consumer without the event races with the copy.
+  const stream_handle s0 = two.create_app_stream(stream_kind::non_blocking, 0, 0);
+  const stream_handle s1 = two.create_app_stream(stream_kind::non_blocking, 0, 1);
+  const kernel producer = make(long_time, {}, {0, 1});
+  const kernel consumer = make(short_time, {8, 9}, {10});
+  const event_handle e = event_on(0);
+  ASSERT_EQ(two.launch(&producer, s0), 0);
+  ASSERT_EQ(two.copy(s0, 8, 0, 2, short_time), 0);
+  ASSERT_EQ(two.record_event(e, s0), 0);
+  ASSERT_EQ(two.wait_event(s1, e), 0);
+  ASSERT_EQ(two.launch(&consumer, s1), 0);
+  two.synchronize_device();
+  EXPECT_TRUE(two.races().empty()) << two.explain_races();
+  EXPECT_EQ(two.host_read(8), two.memory()[0]);
+
+  const kernel unordered = make(short_time, {8}, {11});
+  ASSERT_EQ(two.copy(s0, 8, 0, 1, long_time), 0);
+  ASSERT_EQ(two.launch(&unordered, s1), 0);
+  two.synchronize_device();
+  EXPECT_EQ(two.races().size(), 1u) << two.explain_races();
+}
+
+TEST_F(multigpu_test, multigpu_a_device_synchronize_waits_for_its_own_device_only) {
+  const stream_handle s1 = two.create_app_stream(stream_kind::non_blocking, 0, 1);
+  const kernel k = make(long_time, {}, {8});
+  ASSERT_EQ(two.launch(&k, s1), 0);
+  ASSERT_EQ(two.synchronize_device(1), 0);
+  two.host_read(8);
+  EXPECT_TRUE(two.races().empty()) << two.explain_races();
+  // Device 0's synchronize does not wait for device 1: the host read races with the kernel
+  // (reported once the kernel's write lands).
+  const kernel late = make(long_time, {}, {9});
+  ASSERT_EQ(two.launch(&late, s1), 0);
+  ASSERT_EQ(two.synchronize_device(0), 0);
+  two.host_read(9);
+  two.synchronize_device();
+  EXPECT_EQ(two.races().size(), 1u) << two.explain_races();
+}
+
+TEST_F(multigpu_test, multigpu_devices_have_their_own_execution_slots) {
+  // One slot per device: kernels of two devices overlap, two of one device do not.
+  const kernel a = make(long_time, {}, {16});
+  const kernel b = make(long_time, {}, {17});
+  const kernel c = make(long_time, {}, {18});
+  stream_handle p0 = 0, q0 = 0, p1 = 0;
+  ASSERT_EQ(two.on(0).create_stream(&p0), 0);
+  ASSERT_EQ(two.on(0).create_stream(&q0), 0);
+  ASSERT_EQ(two.on(1).create_stream(&p1), 0);
+  ASSERT_EQ(two.launch(&a, p0), 0);
+  ASSERT_EQ(two.launch(&b, q0), 0);
+  ASSERT_EQ(two.launch(&c, p1), 0);
+  two.synchronize_device();
+  EXPECT_EQ(two.peak_concurrency(0), 1u);
+  EXPECT_EQ(two.peak_concurrency(1), 1u);
+  EXPECT_LT(two.kernel_span(c.id)->start, two.kernel_span(a.id)->end);
+  EXPECT_GE(two.kernel_span(b.id)->start, two.kernel_span(a.id)->end);
+}
+
+TEST_F(multigpu_test, multigpu_a_devices_backend_refuses_another_devices_streams_and_events) {
+  const stream_handle s1 = two.create_app_stream(stream_kind::non_blocking, 0, 1);
+  const event_handle e1 = event_on(1);
+  const kernel k = make(short_time, {}, {16});
+  backend& zero = two.on(0);
+  EXPECT_EQ(zero.launch(&k, s1), status_invalid_handle);
+  EXPECT_EQ(zero.record_event(e1, sim_device::legacy_stream_of(0)), status_invalid_handle);
+  EXPECT_EQ(zero.wait_event(sim_device::legacy_stream_of(0), e1), status_invalid_handle);
+  EXPECT_EQ(two.misuses().size(), 3u);
+  stream_handle own = 0;
+  ASSERT_EQ(zero.create_stream(&own), 0);
+  EXPECT_EQ(two.device_of(own), 0u);
+  EXPECT_EQ(zero.launch(&k, own), 0);
+  EXPECT_EQ(two.on(1).launch(&k, s1), 0);
+  EXPECT_EQ(two.misuses().size(), 3u);
+  two.synchronize_device();
+}
+
 }  // namespace
 }  // namespace acs::sim

@@ -10,6 +10,7 @@ add_executable(acs_runtime_unit_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_fatbin.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_loaded_code.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_runtime_dispatch.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_runtime_devices.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_stream_mode.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_thread_cache.cpp)
 target_link_libraries(acs_runtime_unit_tests PRIVATE acs_runtime acs_warnings GTest::gtest_main)

@@ -111,6 +111,14 @@ CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr, const void*, size_t) {
   log("cuMemcpyHtoD_v2_ptds");
   return CUDA_SUCCESS;
 }
+CUresult cuMemcpyPeer(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t) {
+  log("cuMemcpyPeer");
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyPeer_ptds(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t) {
+  log("cuMemcpyPeer_ptds");
+  return CUDA_SUCCESS;
+}
 CUresult cuEventRecord(CUevent, CUstream s) {
   log("cuEventRecord", s);
   return unless_failed();
@@ -357,6 +365,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint
       {"cuLaunchCooperativeKernel", 9000, reinterpret_cast<void*>(&cuLaunchCooperativeKernel), nullptr},
       {"cuMemcpyAsync", 4000, reinterpret_cast<void*>(&cuMemcpyAsync), reinterpret_cast<void*>(&cuMemcpyAsync_ptsz)},
       {"cuMemcpyHtoD", 3020, reinterpret_cast<void*>(&cuMemcpyHtoD_v2), reinterpret_cast<void*>(&cuMemcpyHtoD_v2_ptds)},
+      {"cuMemcpyPeer", 4000, reinterpret_cast<void*>(&cuMemcpyPeer), reinterpret_cast<void*>(&cuMemcpyPeer_ptds)},
       {"cuEventRecord", 2000, reinterpret_cast<void*>(&cuEventRecord), nullptr},
       {"cuStreamBeginCapture", 10010, reinterpret_cast<void*>(&cuStreamBeginCapture_v2), nullptr},
       {"cuStreamBeginCapture", 10000, reinterpret_cast<void*>(&cuStreamBeginCapture), nullptr},
