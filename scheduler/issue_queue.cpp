@@ -215,6 +215,35 @@ backend_status issue_queue::launch(const void* kernel, stream_handle stream) {
   return inner_.launch(kernel, stream);
 }
 
+backend_status issue_queue::launch_detached(const void* kernel, stream_handle stream) {
+  if (const unsigned l = lane_of(stream); l != no_lane && !broken() && !issue_here(l)) {
+    enqueue(l, {op::launch, stream, 0, kernel});
+    return 0;
+  }
+  drain();
+  return inner_.launch_detached(kernel, stream);
+}
+
+backend_status issue_queue::graph_instantiate(const graph_description& graph, graph_handle* out) {
+  drain();
+  return inner_.graph_instantiate(graph, out);
+}
+
+backend_status issue_queue::graph_update(graph_handle exec, const graph_description& graph) {
+  drain();
+  return inner_.graph_update(exec, graph);
+}
+
+backend_status issue_queue::graph_launch(graph_handle exec, stream_handle stream) {
+  drain();
+  return inner_.graph_launch(exec, stream);
+}
+
+void issue_queue::graph_destroy(graph_handle exec) noexcept {
+  drain();
+  inner_.graph_destroy(exec);
+}
+
 void issue_queue::destroy_stream(stream_handle stream) noexcept {
   drain();
   inner_.destroy_stream(stream);
