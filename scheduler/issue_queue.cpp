@@ -66,7 +66,7 @@ void issue_queue::enqueue(unsigned li, command c) {
   lane& l = *lanes_[li];
   const std::uint64_t n = l.queued.load(std::memory_order_relaxed);
   if (n - l.issued.load(std::memory_order_acquire) >= l.ring.size()) {
-    ++waits_;
+    waits_.fetch_add(1, std::memory_order_relaxed);
     wait_issued(l, n - l.ring.size() + 1);
   }
   if (c.event != 0) {
@@ -97,7 +97,7 @@ void issue_queue::wait_for_event(event_handle e) noexcept {
   if (it == event_last_use_.end()) return;
   const lane& l = *lanes_[it->second.lane];
   if (l.issued.load(std::memory_order_acquire) < it->second.count) {
-    ++waits_;
+    waits_.fetch_add(1, std::memory_order_relaxed);
     wait_issued(l, it->second.count);
   }
   event_last_use_.erase(it);
@@ -210,7 +210,7 @@ backend_status issue_queue::launch(const void* kernel, stream_handle stream) {
   }
   // At once, after everything queued: the pool stream's earlier work, and the records its
   // waits name. Its status is the application's.
-  ++inline_launches_;
+  inline_launches_.fetch_add(1, std::memory_order_relaxed);
   drain();
   return inner_.launch(kernel, stream);
 }
@@ -256,7 +256,8 @@ void issue_queue::destroy_event(event_handle event) noexcept {
 }
 
 issue_queue_stats issue_queue::stats() const noexcept {
-  return {deferred_.load(std::memory_order_relaxed), inline_launches_, waits_,
+  return {deferred_.load(std::memory_order_relaxed), inline_launches_.load(std::memory_order_relaxed),
+          waits_.load(std::memory_order_relaxed),
           failures_.load(std::memory_order_relaxed)};
 }
 

@@ -161,7 +161,8 @@ class issue_queue final : public backend {
   parking issued_parking_{std::chrono::microseconds(1000)};
   std::atomic<bool> broken_{false};
   std::atomic<std::uint64_t> deferred_{0}, failures_{0};
-  std::uint64_t inline_launches_ = 0, waits_ = 0;
+  // Atomic: under graph replay the idle flush makes calls beside the scheduler's stats().
+  std::atomic<std::uint64_t> inline_launches_{0}, waits_{0};
 };
 
 }  // namespace acs
