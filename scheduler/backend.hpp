@@ -1,6 +1,7 @@
 #pragma once
 // The scheduler's only window on the GPU. The real backend calls the unhooked
 // CUDA driver; the simulated device in tests/sim implements the same calls.
+#include <cstddef>
 #include <cstdint>
 
 namespace acs {
@@ -8,6 +9,30 @@ namespace acs {
 // Opaque handles: a CUstream / CUevent for the real GPU, an index in the simulator.
 using stream_handle = std::uintptr_t;
 using event_handle = std::uintptr_t;
+// An instantiated graph of detached kernels (graph_replay.hpp): a CUgraphExec, or an index.
+using graph_handle = std::uintptr_t;
+
+// What a graph node of a detached kernel is made of, apart from its arguments: the function
+// and the launch configuration. Two launches with equal identities can share a graph node,
+// their arguments set by an update (graph_replay.hpp).
+struct kernel_identity {
+  std::uint64_t words[4] = {};
+  bool operator==(const kernel_identity&) const = default;
+};
+
+// A DAG of detached kernels: node i is kernels[i]; every edge goes from an earlier node to a
+// later one (the order is a topological order).
+struct graph_edge {
+  std::uint32_t from = 0;
+  std::uint32_t to = 0;
+  bool operator==(const graph_edge&) const = default;
+};
+struct graph_description {
+  const void* const* kernels = nullptr;
+  std::size_t node_count = 0;
+  const graph_edge* edges = nullptr;
+  std::size_t edge_count = 0;
+};
 
 // A backend error code; 0 is success. For the real GPU it is the CUresult or
 // cudaError_t of the call that failed, passed back to the application unchanged.
@@ -44,6 +69,26 @@ class backend {
   virtual const void* detach(const void* /*kernel*/) { return nullptr; }
   // Issues a copy from `detach`, and frees it.
   virtual backend_status launch_detached(const void* /*kernel*/, stream_handle /*stream*/) { return 1; }
+  // Optional graph interface (graph_replay.hpp); by default there is none, and graph replay
+  // only passes calls through. `describe`: the identity of a detached kernel that a graph node
+  // can carry exactly; false when it cannot (launch attributes, `extra`, ...).
+  virtual bool describe(const void* /*detached*/, kernel_identity* /*out*/) { return false; }
+  // An executable of `graph`'s nodes and edges; the kernels stay the caller's.
+  virtual backend_status graph_instantiate(const graph_description& /*graph*/, graph_handle* /*out*/) {
+    return status_not_supported;
+  }
+  // Sets the arguments of every node of `exec` to those of `graph`, which has exec's shape (the
+  // same identities and edges). Launches already made are not affected. On failure `exec` is
+  // unchanged, or unusable: the caller destroys it either way.
+  virtual backend_status graph_update(graph_handle /*exec*/, const graph_description& /*graph*/) {
+    return status_not_supported;
+  }
+  // One launch of the whole graph, ordered on `stream` like a kernel, and after the previous
+  // launch of the same executable (CUDA's rule).
+  virtual backend_status graph_launch(graph_handle /*exec*/, stream_handle /*stream*/) { return status_not_supported; }
+  virtual void graph_destroy(graph_handle /*exec*/) noexcept {}
+  // Frees a copy from `detach` without launching it (its graph copied what it needed).
+  virtual void release_detached(const void* /*kernel*/) noexcept {}
   // Called first on the issuing thread (a real GPU: its context made current there).
   virtual void issuing_thread_started() noexcept {}
   // Teardown; errors are ignored (the driver may already be gone at exit).

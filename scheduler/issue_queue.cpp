@@ -66,7 +66,7 @@ void issue_queue::enqueue(unsigned li, command c) {
   lane& l = *lanes_[li];
   const std::uint64_t n = l.queued.load(std::memory_order_relaxed);
   if (n - l.issued.load(std::memory_order_acquire) >= l.ring.size()) {
-    ++waits_;
+    waits_.fetch_add(1, std::memory_order_relaxed);
     wait_issued(l, n - l.ring.size() + 1);
   }
   if (c.event != 0) {
@@ -97,7 +97,7 @@ void issue_queue::wait_for_event(event_handle e) noexcept {
   if (it == event_last_use_.end()) return;
   const lane& l = *lanes_[it->second.lane];
   if (l.issued.load(std::memory_order_acquire) < it->second.count) {
-    ++waits_;
+    waits_.fetch_add(1, std::memory_order_relaxed);
     wait_issued(l, it->second.count);
   }
   event_last_use_.erase(it);
@@ -210,9 +210,38 @@ backend_status issue_queue::launch(const void* kernel, stream_handle stream) {
   }
   // At once, after everything queued: the pool stream's earlier work, and the records its
   // waits name. Its status is the application's.
-  ++inline_launches_;
+  inline_launches_.fetch_add(1, std::memory_order_relaxed);
   drain();
   return inner_.launch(kernel, stream);
+}
+
+backend_status issue_queue::launch_detached(const void* kernel, stream_handle stream) {
+  if (const unsigned l = lane_of(stream); l != no_lane && !broken() && !issue_here(l)) {
+    enqueue(l, {op::launch, stream, 0, kernel});
+    return 0;
+  }
+  drain();
+  return inner_.launch_detached(kernel, stream);
+}
+
+backend_status issue_queue::graph_instantiate(const graph_description& graph, graph_handle* out) {
+  drain();
+  return inner_.graph_instantiate(graph, out);
+}
+
+backend_status issue_queue::graph_update(graph_handle exec, const graph_description& graph) {
+  drain();
+  return inner_.graph_update(exec, graph);
+}
+
+backend_status issue_queue::graph_launch(graph_handle exec, stream_handle stream) {
+  drain();
+  return inner_.graph_launch(exec, stream);
+}
+
+void issue_queue::graph_destroy(graph_handle exec) noexcept {
+  drain();
+  inner_.graph_destroy(exec);
 }
 
 void issue_queue::destroy_stream(stream_handle stream) noexcept {
@@ -227,7 +256,8 @@ void issue_queue::destroy_event(event_handle event) noexcept {
 }
 
 issue_queue_stats issue_queue::stats() const noexcept {
-  return {deferred_.load(std::memory_order_relaxed), inline_launches_, waits_,
+  return {deferred_.load(std::memory_order_relaxed), inline_launches_.load(std::memory_order_relaxed),
+          waits_.load(std::memory_order_relaxed),
           failures_.load(std::memory_order_relaxed)};
 }
 

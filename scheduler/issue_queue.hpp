@@ -78,6 +78,18 @@ class issue_queue final : public backend {
   backend_status wait_event(stream_handle stream, event_handle event) override;
   event_state query_event(event_handle event) override;
   backend_status launch(const void* kernel, stream_handle stream) override;
+  // Under graph replay (graph_replay.hpp), which detaches the kernels it buffers: a detached
+  // launch is queued like a launch; the graph calls wait for everything queued (an update must
+  // not reach a launch still queued) and are made by the caller.
+  const void* detach(const void* kernel) override { return inner_.detach(kernel); }
+  backend_status launch_detached(const void* kernel, stream_handle stream) override;
+  bool describe(const void* kernel, kernel_identity* out) override { return inner_.describe(kernel, out); }
+  backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
+  backend_status graph_update(graph_handle exec, const graph_description& graph) override;
+  backend_status graph_launch(graph_handle exec, stream_handle stream) override;
+  void graph_destroy(graph_handle exec) noexcept override;
+  void release_detached(const void* kernel) noexcept override { inner_.release_detached(kernel); }
+  void issuing_thread_started() noexcept override { inner_.issuing_thread_started(); }
 
   // Returns once everything queued before the call was issued. Any thread.
   void drain() noexcept;
@@ -149,7 +161,8 @@ class issue_queue final : public backend {
   parking issued_parking_{std::chrono::microseconds(1000)};
   std::atomic<bool> broken_{false};
   std::atomic<std::uint64_t> deferred_{0}, failures_{0};
-  std::uint64_t inline_launches_ = 0, waits_ = 0;
+  // Atomic: under graph replay the idle flush makes calls beside the scheduler's stats().
+  std::atomic<std::uint64_t> inline_launches_{0}, waits_{0};
 };
 
 }  // namespace acs

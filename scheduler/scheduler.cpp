@@ -18,8 +18,9 @@ std::atomic<std::uint64_t> issue_stamps{0};
 
 }  // namespace
 
-scheduler::state::state(backend& g, issue_queue* q, scheduler_config c)
+scheduler::state::state(backend& g, graph_replay* r, issue_queue* q, scheduler_config c)
     : gpu(g),
+      replay(r),
       queue(q),
       config(c),
       pool(g),
@@ -148,8 +149,9 @@ unsigned scheduler::state::reclaim(const vstream_state& vs) {
 
 backend_status scheduler::state::launch(const virtual_stream& s, const access_set& access, const void* kernel,
                                         std::uint64_t group) {
-  if (queue != nullptr && queue->broken()) fail();
+  if ((queue != nullptr && queue->broken()) || (replay != nullptr && replay->broken())) fail();
   if (broken) return gpu.launch(kernel, s.handle);  // run in place, in order
+  if (replay != nullptr) replay->note_owner(s.key);  // before any call for this launch
   vstream_state& vs = vstream(s);
   if (!vs.pool_bound) bind_pool(vs);
   if (vs.pool_set == stream_pool::none) return launch_in_place(s, kernel);
@@ -247,11 +249,29 @@ backend_status scheduler::state::launch_in_place(const virtual_stream& s, const 
 
 // ---- the public calls: each takes the lock ----------------------------------
 
+namespace {
+
+graph_replay_config replay_config(const scheduler_config& c) {
+  graph_replay_config r;
+  r.after = std::clamp(c.graph_after, 1u, scheduler_config::max_graph_after);
+  r.cache = std::clamp(c.graph_cache, 1u, scheduler_config::max_graph_cache);
+  r.idle = std::chrono::microseconds(std::min(c.graph_idle_us, scheduler_config::max_graph_idle_us));
+  return r;
+}
+
+}  // namespace
+
 scheduler::scheduler(backend& gpu, scheduler_config config)
     : queue_(config.issue_threads != 0 ? std::make_unique<issue_queue>(gpu, config.issue_threads) : nullptr),
-      state_(std::make_unique<state>(queue_ ? *queue_ : gpu, queue_.get(), config)) {}
+      replay_(config.graphs ? std::make_unique<graph_replay>(queue_ ? static_cast<backend&>(*queue_) : gpu,
+                                                              replay_config(config))
+                            : nullptr),
+      state_(std::make_unique<state>(replay_ ? static_cast<backend&>(*replay_)
+                                             : queue_ ? static_cast<backend&>(*queue_) : gpu,
+                                     replay_.get(), queue_.get(), config)) {}
 
 void scheduler::drain() noexcept {
+  if (replay_) replay_->flush();
   if (queue_) queue_->drain();
 }
 
@@ -278,6 +298,7 @@ backend_status scheduler::launch(const virtual_stream& stream, const access_set&
 
 void scheduler::before_barrier(const virtual_stream& stream) {
   std::lock_guard lock(mutex_);
+  if (replay_) replay_->flush(flush_cause::barrier);
   state_->before_direct_work(stream);
 }
 
@@ -289,6 +310,7 @@ void scheduler::barrier(const virtual_stream& stream) {
 
 std::uint64_t scheduler::join(const virtual_stream& stream) {
   std::lock_guard lock(mutex_);
+  if (replay_) replay_->flush(flush_cause::barrier);
   state_->join_own(state_->vstream(stream));
   return sync_point();
 }
@@ -340,6 +362,19 @@ scheduler_stats scheduler::stats() const {
     s.deferred = q.deferred;
     s.issue_waits = q.waits;
     s.deferred_failures = q.failures;
+  }
+  if (replay_) {
+    const graph_replay_stats g = replay_->stats();
+    s.graphs_built = g.built;
+    s.graph_replays = g.replays;
+    s.graph_updates = g.updates;
+    s.graph_evictions = g.evictions;
+    s.graph_call_by_call = g.call_by_call;
+    s.graph_failures = g.failures;
+    std::uint64_t* const by_cause[] = {&s.graph_flush_sync,  &s.graph_flush_create,   &s.graph_flush_other,
+                                       &s.graph_flush_undetachable, &s.graph_flush_explicit, &s.graph_flush_limit,
+                                       &s.graph_flush_idle, &s.graph_flush_barrier};
+    for (unsigned i = 0; i < flush_cause_count; ++i) *by_cause[i] = g.flushes[i];
   }
   return s;
 }

@@ -36,6 +36,7 @@
 #include "scheduler/backend.hpp"
 #include "scheduler/scheduler_config.hpp"
 #include "scheduler/byte_range.hpp"
+#include "scheduler/graph_replay.hpp"
 #include "scheduler/issue_queue.hpp"
 
 namespace acs {
@@ -110,8 +111,8 @@ class scheduler {
   void device_synchronized(std::uint64_t point);
 
   // Before a device-wide operation of the application (device synchronize, free, teardown):
-  // returns once every launch accepted so far was issued to the GPU. Without issue_threads,
-  // they all were. Any thread; takes no lock.
+  // returns once every launch accepted so far was issued to the GPU. Without issue_threads
+  // and graphs, they all were. Any thread; takes no lock of the scheduler's.
   void drain() noexcept;
 
   // The application destroyed the stream: forget it (its pool work still runs).
@@ -127,6 +128,7 @@ class scheduler {
   struct state;
   mutable std::mutex mutex_;
   std::unique_ptr<issue_queue> queue_;  // outlives state_, whose pools it serves
+  std::unique_ptr<graph_replay> replay_;  // with graphs: between state_ and queue_ (or the GPU)
   std::unique_ptr<state> state_;
 };
 

@@ -21,6 +21,14 @@ struct scheduler_config {
   // scheduler's own (issue_queue.hpp), so that the application's thread only decides and
   // enqueues; 0: by the calling thread.
   unsigned issue_threads = 0;
+  // Recurring segments of pool work replayed as graphs (graph_replay.hpp). Unmeasured: off.
+  bool graphs = false;
+  unsigned graph_after = 2;     // occurrences of a shape before it is built, 1..max_graph_after
+  unsigned graph_cache = 64;    // executables kept, 1..max_graph_cache
+  unsigned graph_idle_us = 50;  // idle flush, 1..max_graph_idle_us (0: none, for tests only)
+  static constexpr unsigned max_graph_after = 1000;
+  static constexpr unsigned max_graph_cache = 4096;
+  static constexpr unsigned max_graph_idle_us = 100000;
   static constexpr unsigned max_window = 1024;
   static constexpr unsigned max_streams = 64;
   static constexpr unsigned max_issue_threads = 8;
@@ -45,7 +53,21 @@ struct scheduler_config {
   _(occupancy_sum, occupancy_sum, "window entries in flight, summed at each launch")                        \
   _(deferred, deferred, "launches issued by the issuing threads (issue_threads)")                           \
   _(issue_waits, issue_waits, "calls that waited for the issuing thread to catch up")                       \
-  _(deferred_failures, deferred_failures, "calls of the issuing thread that failed")
+  _(deferred_failures, deferred_failures, "calls of the issuing thread that failed")                       \
+  _(graphs_built, graphs_built, "graph executables instantiated (graph_replay.hpp)")                       \
+  _(graph_replays, graph_replays, "segments launched as a graph")                                           \
+  _(graph_updates, graph_updates, "of those, through an executable updated in place")                       \
+  _(graph_evictions, graph_evictions, "executables destroyed to make room in the cache")                    \
+  _(graph_call_by_call, graph_call_by_call, "segments replayed call by call")                               \
+  _(graph_failures, graph_failures, "replayed calls that failed")                                           \
+  _(graph_flush_sync, graph_flush_sync, "segments flushed by a synchronize")                                \
+  _(graph_flush_create, graph_flush_create, "segments flushed by creating or destroying")                   \
+  _(graph_flush_other, graph_flush_other, "segments flushed by a call on another stream, or for another")   \
+  _(graph_flush_undetachable, graph_flush_undetachable, "segments flushed by a launch issued at once")      \
+  _(graph_flush_explicit, graph_flush_explicit, "segments flushed before a device-wide operation")          \
+  _(graph_flush_limit, graph_flush_limit, "segments flushed at their length limit")                         \
+  _(graph_flush_idle, graph_flush_idle, "segments flushed after the idle time")                             \
+  _(graph_flush_barrier, graph_flush_barrier, "segments flushed by direct work on, or a join of, a stream")
 
 struct scheduler_stats {
 #define ACS_SCHEDULER_STATS_MEMBER(member, key, what) std::uint64_t member = 0;

@@ -84,6 +84,7 @@ class dependency_list {
 
 struct scheduler::state {
   backend& gpu;
+  graph_replay* replay;  // with graphs: the backend `gpu` is
   issue_queue* queue;  // with issue_threads: the backend `gpu` is
   scheduler_config config;
   bool broken = false;  // an own CUDA call failed: everything was waited for, launches run in place
@@ -116,7 +117,7 @@ struct scheduler::state {
   // A blocking stream forgotten with kernels it never joined leaves them here (joins.cpp).
   static constexpr std::uintptr_t orphans_key = ~std::uintptr_t{0};
 
-  state(backend& g, issue_queue* q, scheduler_config c);
+  state(backend& g, graph_replay* r, issue_queue* q, scheduler_config c);
 
   // ---- scheduler.cpp: dispatching a launch --------------------------------
   // The steps of a launch: defined in scheduler.cpp, the one unit that calls them, and

@@ -123,14 +123,6 @@ backend_status cuda_backend::launch(const void* kernel, stream_handle stream) {
 
 namespace {
 
-// A launch copied for the issuing thread: its parameter values live in `values`.
-struct detached_launch {
-  CUfunction function = nullptr;
-  launch_shape shape;
-  std::vector<void*> params;
-  std::vector<unsigned char> values;
-};
-
 bool grid_within_limits(const launch_shape& s) noexcept {
   constexpr unsigned max_x = 0x7fffffffu, max_yz = 65535u;  // every device since compute capability 3.0
   return s.grid[0] >= 1 && s.grid[0] <= max_x && s.grid[1] >= 1 && s.grid[1] <= max_yz && s.grid[2] >= 1 &&

@@ -10,6 +10,7 @@
 #include <cuda.h>
 
 #include <unordered_set>
+#include <vector>
 
 #include "scheduler/backend.hpp"
 #include "src/runtime/dispatch.hpp"
@@ -24,6 +25,15 @@ struct pending_launch {
   const launch_request* request = nullptr;  // for detach: what the launch is
   bool issued = false;
   int status = 0;
+};
+
+// A launch copied for the issuing thread or a graph node (detach): its parameter values live in
+// `values`, and params[i] points at parameter i there.
+struct detached_launch {
+  CUfunction function = nullptr;
+  launch_shape shape;
+  std::vector<void*> params;
+  std::vector<unsigned char> values;
 };
 
 class cuda_backend final : public backend {
@@ -60,6 +70,17 @@ class cuda_backend final : public backend {
   const void* detach(const void* kernel) override;
   backend_status launch_detached(const void* kernel, stream_handle stream) override;
   void issuing_thread_started() noexcept override;
+
+  // Graph replay (scheduler/graph_replay.hpp; cuda_graphs.cpp). UNVALIDATED: compiled, never run
+  // on a GPU; reached only with ACS_GRAPH=auto. Nodes are detached launches (so never one with
+  // launch attributes or `extra`), identified by function, grid, block and shared memory size;
+  // an update sets the arguments of the nodes whose values changed.
+  bool describe(const void* kernel, kernel_identity* out) override;
+  backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
+  backend_status graph_update(graph_handle exec, const graph_description& graph) override;
+  backend_status graph_launch(graph_handle exec, stream_handle stream) override;
+  void graph_destroy(graph_handle exec) noexcept override;
+  void release_detached(const void* kernel) noexcept override;
 
  private:
   struct launch_kind {

@@ -97,8 +97,13 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     const config& c = settings();
     // A tracer tags each launch around the driver call, on the application's thread.
     const unsigned issue_threads = c.issue_thread && c.trace.empty() ? c.issue_threads : 0;
-    auto* rt = new device_runtime(cuda, e.context, e.device,
-                                  scheduler_config{c.window, c.streams, c.eager_join, c.merge, issue_threads});
+    scheduler_config sc{c.window, c.streams, c.eager_join, c.merge, issue_threads};
+    // Graph replay defers launches past the driver call a tracer brackets: off with a trace too.
+    sc.graphs = c.graph && c.trace.empty();
+    sc.graph_after = c.graph_after;
+    sc.graph_cache = c.graph_cache;
+    sc.graph_idle_us = c.graph_idle_us;
+    auto* rt = new device_runtime(cuda, e.context, e.device, sc);
     // Launches still queued for the issuing threads are issued before the runtime's own exit
     // handlers (registered earlier, so run later) tear the context down.
     static const bool drains_at_exit = std::atexit([] { device_work_issued(); }) == 0;
@@ -111,7 +116,8 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     if (dispatch_observer* o = trace::new_observer(static_cast<unsigned>(e.device))) rt->sched.set_observer(o);
     e.runtime.store(rt, std::memory_order_release);
     log::info("device {}: scheduling launches with a window of {} over {} pool streams, issued by {} thread(s) "
-              "of acs's own (0: the application's)", e.device, c.window, c.streams, issue_threads);
+              "of acs's own (0: the application's), graph replay {}", e.device, c.window, c.streams, issue_threads,
+              sc.graphs ? "on (unvalidated on a GPU)" : "off");
     return rt;
   } catch (...) {
     e.failed.store(true, std::memory_order_relaxed);

@@ -22,6 +22,13 @@
 //   ACS_ISSUE        thread|inline: who makes the driver calls for pool streams
 //                    (issue_queue.hpp), default thread
 //   ACS_ISSUE_THREADS  issuing threads per device with ACS_ISSUE=thread, 1..8, default 2
+//   ACS_GRAPH        auto|off: recurring segments of pool work replayed as graphs
+//                    (scheduler/graph_replay.hpp), default off: proved on the simulated
+//                    device only, not yet validated or measured on a GPU
+//   ACS_GRAPH_AFTER  occurrences of a shape before it is built as a graph, 1..1000, default 2
+//   ACS_GRAPH_CACHE  graph executables kept per device (LRU), 1..4096, default 64
+//   ACS_GRAPH_IDLE_US  µs without a new call after which buffered work is issued,
+//                    1..100000, default 50
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
@@ -72,6 +79,12 @@ struct config {
   static constexpr unsigned max_device_connections = 32;
   static constexpr unsigned default_issue_threads = 2;
   static constexpr unsigned max_issue_threads = 8;
+  static constexpr unsigned default_graph_after = 2;
+  static constexpr unsigned max_graph_after = 1000;
+  static constexpr unsigned default_graph_cache = 64;
+  static constexpr unsigned max_graph_cache = 4096;
+  static constexpr unsigned default_graph_idle_us = 50;
+  static constexpr unsigned max_graph_idle_us = 100000;
 
   unsigned window = default_window;
   unsigned streams = default_streams;
@@ -87,6 +100,10 @@ struct config {
   chain_merge merge = chain_merge::adaptive;
   bool issue_thread = true;
   unsigned issue_threads = default_issue_threads;
+  bool graph = false;  // ACS_GRAPH=auto
+  unsigned graph_after = default_graph_after;
+  unsigned graph_cache = default_graph_cache;
+  unsigned graph_idle_us = default_graph_idle_us;
   bool check = false;
   bool step_aside = true;
   std::string trace;  // empty: no trace

@@ -6,11 +6,12 @@
 # over all runs: on a loaded machine a run may find them asleep every time and make its launches
 # itself): otherwise nothing was proved of them. DEFERRED=any: a mode whose check is about
 # something else (side_effects_cuda: the environment at cuInit) needs only the stats line.
-program=$1 libacs=$2 mode=$3 runs=${4:-1} need_deferred=${5:-required}
+# KEY, if given: a counter of the acs-stats line that must also be non-zero over all runs.
+program=$1 libacs=$2 mode=$3 runs=${4:-1} need_deferred=${5:-required} key=${6:-}
 env -u LD_PRELOAD "$program" "$mode" || { echo "run_fake_app: $mode failed without acs" >&2; exit 1; }
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-run=1 total=0
+run=1 total=0 keyed=0
 while [ "$run" -le "$runs" ]; do
   LD_PRELOAD=$libacs ACS_STATS=1 "$program" "$mode" 2>"$log"
   status=$?
@@ -18,7 +19,12 @@ while [ "$run" -le "$runs" ]; do
   deferred=$(sed -n 's/.*acs-stats:.* deferred=\([0-9]*\).*/\1/p' "$log")
   [ -n "$deferred" ] || { cat "$log" >&2; echo "run_fake_app: $mode: no acs-stats line" >&2; exit 1; }
   total=$((total + deferred))
+  if [ -n "$key" ]; then
+    value=$(sed -n "s/.*acs-stats:.* $key=\([0-9]*\).*/\1/p" "$log")
+    keyed=$((keyed + ${value:-0}))
+  fi
   run=$((run + 1))
 done
 [ "$need_deferred" = any ] || [ "$total" -gt 0 ] || { echo "run_fake_app: $mode: acs's threads issued no launch in $runs run(s)" >&2; exit 1; }
+[ -z "$key" ] || [ "$keyed" -gt 0 ] || { echo "run_fake_app: $mode: $key stayed 0 in $runs run(s)" >&2; exit 1; }
 echo "run_fake_app: $mode passed natively and $runs time(s) under acs ($total launches issued by acs's threads)"

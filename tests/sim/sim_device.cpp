@@ -207,6 +207,7 @@ const void* sim_device::detach_on(const void* kernel_ptr, unsigned device) {
   const auto& k = *static_cast<const kernel*>(kernel_ptr);
   // Would fail: issued at once.
   if (!valid_cells(k.reads) || !valid_cells(k.writes) || !accessible(k, legacy_stream_of(device))) return nullptr;
+  ++graph_counts_.live_detached;
   return new kernel(k);
 }
 
@@ -214,6 +215,10 @@ backend_status sim_device::launch_detached(const void* kernel_ptr, stream_handle
   // A launch failure armed by the test is meant for the launch it precedes, which detach
   // left to be issued at once: this one was accepted before.
   const std::unique_ptr<const kernel> owned(static_cast<const kernel*>(kernel_ptr));
+  {
+    std::lock_guard lock(mutex_);
+    --graph_counts_.live_detached;
+  }
   return launch_checked(owned.get(), stream, false);
 }
 
@@ -419,10 +424,13 @@ void sim_device::failure_observed() {
 // ---- the device -------------------------------------------------------------
 
 std::uint64_t sim_device::enqueue(op o, stream_handle stream, std::optional<std::uint64_t> extra) {
+  return extra ? enqueue_after(std::move(o), stream, std::span(&*extra, 1)) : enqueue_after(std::move(o), stream, {});
+}
+
+std::uint64_t sim_device::enqueue_after(op o, stream_handle stream, std::span<const std::uint64_t> extra) {
   const std::uint64_t id = ops_.size();
   stream_state& s = streams_[stream];
-  std::vector<std::uint64_t> deps;
-  if (extra) deps.push_back(*extra);
+  std::vector<std::uint64_t> deps(extra.begin(), extra.end());
   if (s.tail) deps.push_back(*s.tail);
   // Legacy-stream implicit synchronisation, within one device. Destroyed streams count
   // too: their work still runs.
@@ -582,15 +590,19 @@ bool sim_device::run_until_done(std::uint64_t id) {
 void sim_device::note_queued_behind(std::uint64_t id) {
   const op& o = ops_[id];
   if (o.kind != op_kind::kernel || streams_[o.stream].origin != stream_origin::pool) return;
-  for (std::optional<std::uint64_t> at = o.previous; at && ops_[*at].at != phase::done; at = ops_[*at].previous) {
+  note_queued_behind_from(o.kernel_id, o.previous);
+}
+
+void sim_device::note_queued_behind_from(std::uint64_t kernel_id, std::optional<std::uint64_t> at) {
+  for (; at && ops_[*at].at != phase::done; at = ops_[*at].previous) {
     const op& before = ops_[*at];
-    if (before.kind == op_kind::kernel) queued_behind_.push_back({before.kernel_id, o.kernel_id});
+    if (before.kind == op_kind::kernel) queued_behind_.push_back({before.kernel_id, kernel_id});
     if (before.kind != op_kind::wait || !before.bound_to) continue;
     const op& record = ops_[*before.bound_to];
     if (!record.previous) continue;
     const op& awaited = ops_[*record.previous];
     if (awaited.at != phase::done && (awaited.kind == op_kind::kernel || awaited.kind == op_kind::library_call))
-      queued_behind_.push_back({awaited.kernel_id, o.kernel_id});
+      queued_behind_.push_back({awaited.kernel_id, kernel_id});
   }
 }
 

@@ -50,6 +50,7 @@
 #include <optional>
 #include <queue>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,6 +59,7 @@
 #include "memory_effect.hpp"
 #include "race_checker.hpp"
 #include "scheduler/scheduler.hpp"
+#include "sim_graph.hpp"
 #include "vector_clock.hpp"
 
 namespace acs::sim {
@@ -131,6 +133,14 @@ class sim_device final : public backend {
   backend_status launch_detached(const void* kernel, stream_handle stream) override;
   void destroy_stream(stream_handle stream) noexcept override;
   void destroy_event(event_handle event) noexcept override;
+  // Graphs of detached kernels (sim_graph.hpp; defined in sim_graph.cpp).
+  bool describe(const void* kernel, kernel_identity* out) override;
+  backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
+  backend_status graph_update(graph_handle exec, const graph_description& graph) override;
+  backend_status graph_launch(graph_handle exec, stream_handle stream) override;
+  void graph_destroy(graph_handle exec) noexcept override;
+  void release_detached(const void* kernel) noexcept override;
+  sim_graph_counts graph_counts() const;
 
   // The application's streams (blocking or non-blocking) and events, and the work it issues
   // on them directly, which acs sees only as barriers.
@@ -183,7 +193,8 @@ class sim_device final : public backend {
   // The latest run of a kernel (or library call) with this id, once it started.
   std::optional<op_span> kernel_span(std::uint64_t kernel_id) const;
   unsigned launches(std::uint64_t kernel_id) const;
-  // The stream the latest run of a kernel (or library call) with this id was issued on.
+  // The stream the latest run of a kernel (or library call) with this id was issued on (a graph
+  // node's: the stream its graph was launched on).
   std::optional<stream_handle> kernel_stream(std::uint64_t kernel_id) const;
   int priority(stream_handle stream) const;
   bool is_pool_stream(stream_handle stream) const;
@@ -212,7 +223,7 @@ class sim_device final : public backend {
  private:
   enum class op_kind : std::uint8_t { kernel, library_call, host_function, copy, fill, marker, record, wait };
   enum class phase : std::uint8_t { waiting, running, done };
-  enum class stream_origin : std::uint8_t { legacy, app, pool };
+  enum class stream_origin : std::uint8_t { legacy, app, pool, graph };
 
   struct op {
     op_kind kind = op_kind::marker;
@@ -265,6 +276,7 @@ class sim_device final : public backend {
   // Issues `o` on `stream` at the current host time, after `extra` and after
   // what stream order and the legacy stream require.
   std::uint64_t enqueue(op o, stream_handle stream, std::optional<std::uint64_t> extra);
+  std::uint64_t enqueue_after(op o, stream_handle stream, std::span<const std::uint64_t> extra);
   backend_status enqueue_effect(op_kind kind, stream_handle stream, const kernel& k, nanos cost);
   backend_status enqueue_effect(op_kind kind, stream_handle stream, std::uint64_t kernel_id,
                                 memory_effect effect, nanos duration, nanos cost, std::uint64_t waits_for = 0);
@@ -275,6 +287,9 @@ class sim_device final : public backend {
   // False when it can never be done: a deadlock (recorded).
   bool run_until_done(std::uint64_t id);
   void note_queued_behind(std::uint64_t id);
+  // Kernel `kernel_id` was enqueued behind `at` and what precedes it on that stream.
+  void note_queued_behind_from(std::uint64_t kernel_id, std::optional<std::uint64_t> at);
+  std::optional<std::size_t> next_in_slot_queue() const;
   void observe(std::uint64_t id);
   std::string describe_op(std::uint64_t id) const;
   std::string describe_stream(stream_handle s) const;
@@ -328,6 +343,9 @@ class sim_device final : public backend {
   std::vector<queued_pair> queued_behind_;
   std::string deadlock_;  // what was stuck, once a host wait deadlocked
   std::vector<std::uint64_t> effect_ops_;              // ops with a memory effect, issue order
+  std::vector<sim_graph_exec> graphs_;                 // graph_handle - 1
+  std::map<std::uint64_t, stream_handle> node_launch_stream_;  // a graph node's op -> its launch's stream
+  sim_graph_counts graph_counts_;
 };
 
 // What a scheduler of one device calls (sim_device::on): the device's calls, restricted to
@@ -350,6 +368,13 @@ class sim_device::device_backend final : public backend {
   backend_status launch_detached(const void* kernel, stream_handle stream) override;
   void destroy_stream(stream_handle stream) noexcept override;
   void destroy_event(event_handle event) noexcept override;
+  // Graphs (sim_graph.cpp): launched only on this device's streams.
+  bool describe(const void* kernel, kernel_identity* out) override;
+  backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
+  backend_status graph_update(graph_handle exec, const graph_description& graph) override;
+  backend_status graph_launch(graph_handle exec, stream_handle stream) override;
+  void graph_destroy(graph_handle exec) noexcept override;
+  void release_detached(const void* kernel) noexcept override;
 
  private:
   // False (and recorded) when `stream` or `event` (0: none) is not of this device.

@@ -19,6 +19,7 @@ std::string sim_device::describe_stream(stream_handle s) const {
     case stream_origin::legacy: out << "the legacy stream"; break;
     case stream_origin::pool: out << "pool stream " << s; break;
     case stream_origin::app: out << "app stream " << s << " (" << name(st.kind) << ')'; break;
+    case stream_origin::graph: out << "graph node lane " << s; break;
   }
   if (config_.devices > 1) out << " of device " << st.device;
   return out.str();
@@ -85,6 +86,7 @@ std::optional<stream_handle> sim_device::kernel_stream(std::uint64_t kernel_id) 
   std::lock_guard lock(mutex_);
   const auto it = latest_run_.find(kernel_id);
   if (it == latest_run_.end()) return std::nullopt;
+  if (const auto node = node_launch_stream_.find(it->second); node != node_launch_stream_.end()) return node->second;
   return ops_[it->second].stream;
 }
 

@@ -97,9 +97,29 @@ const void* sim_device::device_backend::detach(const void* kernel) { return sim_
 
 backend_status sim_device::device_backend::launch_detached(const void* copy, stream_handle stream) {
   if (own("launch_detached", stream, 0)) return sim_.launch_detached(copy, stream);
-  delete static_cast<const sim::kernel*>(copy);  // the copy from detach is ours to free
+  sim_.release_detached(copy);  // the copy from detach is ours to free
   return status_invalid_handle;
 }
+
+bool sim_device::device_backend::describe(const void* kernel, kernel_identity* out) {
+  return sim_.describe(kernel, out);
+}
+
+backend_status sim_device::device_backend::graph_instantiate(const graph_description& graph, graph_handle* out) {
+  return sim_.graph_instantiate(graph, out);
+}
+
+backend_status sim_device::device_backend::graph_update(graph_handle exec, const graph_description& graph) {
+  return sim_.graph_update(exec, graph);
+}
+
+backend_status sim_device::device_backend::graph_launch(graph_handle exec, stream_handle stream) {
+  return own("graph_launch", stream, 0) ? sim_.graph_launch(exec, stream) : status_invalid_handle;
+}
+
+void sim_device::device_backend::graph_destroy(graph_handle exec) noexcept { sim_.graph_destroy(exec); }
+
+void sim_device::device_backend::release_detached(const void* kernel) noexcept { sim_.release_detached(kernel); }
 
 void sim_device::device_backend::destroy_stream(stream_handle stream) noexcept { sim_.destroy_stream(stream); }
 

@@ -193,6 +193,50 @@ TEST(random_programs, deferred_error_context_failures_reach_the_program_and_are_
   EXPECT_GT(queued_failures, 0u) << "no launch queued for acs's threads failed: the mode was not exercised";
 }
 
+// The same programs with graph replay on (graph_replay.hpp): segments of pool work built as
+// graphs at their first (even seeds) or second occurrence, in a cache of one to three
+// executables (evictions), updated in place when a shape recurs with other kernels; the idle
+// flush on for odd seeds. With one issuing thread for every fourth program. Spinners run plain
+// there, as in the issuing-thread test.
+TEST(random_programs, graph_replay_matches_serial_execution) {
+  const std::uint64_t count = program_count(default_programs) / 5;
+  tally t;
+  scheduler_stats graphs;
+  for (std::uint64_t seed = 0; seed < count; ++seed) {
+    program p = generate_program(seed);
+    p.config.graphs = true;
+    p.config.graph_after = 1 + static_cast<unsigned>(seed % 2);
+    p.config.graph_cache = 1 + static_cast<unsigned>(seed % 3);
+    p.config.graph_idle_us = seed % 2 == 1 ? 50 : 0;
+    if (seed % 4 == 3) {
+      p.config.issue_threads = 1;
+      for (kernel& k : p.kernels) k.waits_for = 0;
+    }
+    const program_outcome out = run_program(p, execution::through_acs);
+    t.add(p, out);
+    graphs.graph_replays += out.stats.graph_replays;
+    graphs.graph_updates += out.stats.graph_updates;
+    graphs.graph_evictions += out.stats.graph_evictions;
+    graphs.graphs_built += out.stats.graphs_built;
+    const std::string differences = compare(run_serial(p), out);
+    if (differences.empty()) continue;
+    if (++t.failed <= 3)
+      ADD_FAILURE() << "program seed " << seed << " with graph replay (after " << p.config.graph_after << ", cache "
+                    << p.config.graph_cache << ", idle " << p.config.graph_idle_us << " us, "
+                    << p.config.issue_threads << " issuing threads) failed:\n"
+                    << differences;
+  }
+  const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf("[ random   ] %llu programs with graph replay, %llu kernels: %llu graphs built, %llu graph launches "
+              "(%llu updated in place), %llu evictions; %llu failed\n",
+              n(t.programs), n(t.stats.kernels), n(graphs.graphs_built), n(graphs.graph_replays),
+              n(graphs.graph_updates), n(graphs.graph_evictions), n(t.failed));
+  EXPECT_EQ(t.failed, 0u);
+  EXPECT_GT(graphs.graph_replays, count / 10) << "graphs were rarely launched: the mode was not exercised";
+  EXPECT_GT(graphs.graph_updates, 0u);
+  EXPECT_GT(graphs.graph_evictions, 0u);
+}
+
 // The generator's programs are correct as written: run without acs, they
 // show no race and match serial execution. Otherwise a failure above could be
 // the generator's fault rather than acs's.

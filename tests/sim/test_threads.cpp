@@ -100,9 +100,24 @@ class app_thread {
   std::vector<std::string> errors_;
 };
 
+// With graphs: graph replay on (graph_replay.hpp), built at the second occurrence (each
+// executable adds timelines to the simulated device: building every shape made the TSan run
+// last minutes), 64 cached, the idle flush running beside the application's threads.
+scheduler_config threads_config(bool graphs) {
+  scheduler_config c{.window = 6, .streams = 4};
+  if (graphs) {
+    c.graphs = true;
+    c.graph_after = 2;
+    c.graph_cache = 64;
+    c.graph_idle_us = 50;
+  }
+  return c;
+}
+
 struct threaded_run {
+  explicit threaded_run(bool graphs = false) : acs{sim, threads_config(graphs)} {}
   sim_device sim{device_config{.cells = shared_input + 1, .concurrency = 8}};
-  scheduler acs{sim, scheduler_config{.window = 6, .streams = 4}};
+  scheduler acs;
   std::deque<app_thread> threads;  // stable: the scheduler holds pointers to their kernels
 
   void go() {
@@ -110,6 +125,7 @@ struct threaded_run {
     for (app_thread& t : threads) running.emplace_back([&t] { t.run(); });
     for (std::thread& t : running) t.join();
     const std::uint64_t point = scheduler::sync_point();
+    acs.drain();  // as the hooks do before a device-wide operation
     sim.synchronize_device();
     acs.device_synchronized(point);
   }
@@ -175,9 +191,40 @@ INSTANTIATE_TEST_SUITE_P(all_kinds, rule8_shared,
 // All threads launch on one stream, on the same data: the stream's order is
 // the order in which launches reached the device, and the final state must be
 // that order's serial execution.
-TEST(rule8_threads, threads_share_one_stream_and_its_data) {
+TEST(rule8_threads, graph_replay_threads_on_their_own_streams) {
+  threaded_run run(true);
+  const stream_kind kinds[thread_count] = {stream_kind::legacy, stream_kind::blocking,
+                                           stream_kind::non_blocking, stream_kind::blocking};
+  for (unsigned i = 0; i < thread_count; ++i)
+    run.threads.emplace_back(run.sim, run.acs, app_stream(run.sim, kinds[i]), i, true);
+  run.go();
+  run.check();
+  EXPECT_GT(run.acs.stats().graph_replays, 0u) << "no segment became a graph: the mode was not exercised";
+}
+
+TEST(rule8_threads, graph_replay_threads_share_one_stream_and_sync_it) {
+  for (const stream_kind kind : {stream_kind::legacy, stream_kind::blocking, stream_kind::non_blocking}) {
+    SCOPED_TRACE(name(kind));
+    threaded_run run(true);
+    const virtual_stream shared = app_stream(run.sim, kind);
+    for (unsigned i = 0; i < thread_count; ++i) run.threads.emplace_back(run.sim, run.acs, shared, i, true);
+    run.go();
+    run.check();
+    EXPECT_GT(run.acs.stats().graph_replays, 0u);
+  }
+}
+
+void share_one_stream_and_its_data(bool graphs);
+
+TEST(rule8_threads, threads_share_one_stream_and_its_data) { share_one_stream_and_its_data(false); }
+TEST(rule8_threads, graph_replay_threads_share_one_stream_and_its_data) { share_one_stream_and_its_data(true); }
+
+void share_one_stream_and_its_data(bool graphs) {
   sim_device sim{device_config{.cells = 16, .concurrency = 8}};
-  scheduler acs{sim, scheduler_config{.window = 4, .streams = 4}};
+  scheduler_config config = threads_config(graphs);
+  config.window = 4;
+  config.graph_after = 1;  // its random kernels rarely repeat a shape: built at first sight
+  scheduler acs{sim, config};
   const virtual_stream shared = app_stream(sim, stream_kind::non_blocking);
   constexpr unsigned per_thread = 300;
   std::vector<std::vector<kernel>> kernels(thread_count);
@@ -199,9 +246,13 @@ TEST(rule8_threads, threads_share_one_stream_and_its_data) {
   }
   for (std::thread& t : running) t.join();
   const std::uint64_t point = scheduler::sync_point();
+  acs.drain();
   sim.synchronize_device();
   acs.device_synchronized(point);
   EXPECT_TRUE(sim.races().empty()) << sim.explain_races();
+  if (graphs) {
+    EXPECT_GT(acs.stats().graph_replays, 0u);
+  }
   serial_memory expected(16);
   const std::vector<memory_effect> issued = sim.issued_effects();
   EXPECT_EQ(issued.size(), thread_count * per_thread);

@@ -34,6 +34,10 @@ std::string setting(const config& c, const std::string& variable) {
   if (variable == "ACS_INFER") return c.infer == infer_mode::alloc ? "alloc" : "off";
   if (variable == "ACS_JOIN") return c.eager_join ? "eager" : "lazy";
   if (variable == "ACS_ISSUE_THREADS") return std::to_string(c.issue_threads);
+  if (variable == "ACS_GRAPH") return c.graph ? "auto" : "off";
+  if (variable == "ACS_GRAPH_AFTER") return std::to_string(c.graph_after);
+  if (variable == "ACS_GRAPH_CACHE") return std::to_string(c.graph_cache);
+  if (variable == "ACS_GRAPH_IDLE_US") return std::to_string(c.graph_idle_us);
   if (variable == "ACS_ISSUE") return c.issue_thread ? "thread" : "inline";
   if (variable == "ACS_NO_PTX") return c.no_ptx == no_ptx_mode::everything ? "everything" : "arguments";
   if (variable == "ACS_HOST_MAPPED") return c.host_mapped == host_mapped_mode::ordered ? "ordered" : "free";
@@ -62,6 +66,10 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_EQ(c.merge, chain_merge::adaptive);
   EXPECT_TRUE(c.issue_thread);
   EXPECT_EQ(c.issue_threads, 2u);
+  EXPECT_FALSE(c.graph) << "graph replay is off until measured on a GPU";
+  EXPECT_EQ(c.graph_after, 2u);
+  EXPECT_EQ(c.graph_cache, 64u);
+  EXPECT_EQ(c.graph_idle_us, 50u);
   EXPECT_FALSE(c.check);
   EXPECT_TRUE(c.trace.empty());
 }
@@ -81,6 +89,10 @@ TEST(config, valid_values_are_taken) {
                           {"ACS_MERGE", " Never"},
                           {"ACS_ISSUE", "INLINE"},
                           {"ACS_ISSUE_THREADS", "5"},
+                          {"ACS_GRAPH", "Auto"},
+                          {"ACS_GRAPH_AFTER", "1"},
+                          {"ACS_GRAPH_CACHE", "4096"},
+                          {"ACS_GRAPH_IDLE_US", "200"},
                           {"ACS_CHECK", "1"},
                           {"ACS_TRACE", "/tmp/acs.trace"}},
                          &issues);
@@ -99,6 +111,10 @@ TEST(config, valid_values_are_taken) {
   EXPECT_EQ(c.merge, chain_merge::never);
   EXPECT_FALSE(c.issue_thread);
   EXPECT_EQ(c.issue_threads, 5u);
+  EXPECT_TRUE(c.graph);
+  EXPECT_EQ(c.graph_after, 1u);
+  EXPECT_EQ(c.graph_cache, 4096u);
+  EXPECT_EQ(c.graph_idle_us, 200u);
   EXPECT_TRUE(c.check);
   EXPECT_EQ(c.trace, "/tmp/acs.trace");
 }
@@ -197,7 +213,9 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_ISSUE", "threads", "thread"}, rejected{"ACS_ISSUE_THREADS", "two", "2"},
                     rejected{"ACS_PTX", "maybe", "1"}, rejected{"ACS_NO_PTX", "args", "everything"},
                     rejected{"ACS_NO_PTX", "0", "everything"}, rejected{"ACS_HOST_MAPPED", "unordered", "ordered"},
-                    rejected{"ACS_HOST_MAPPED", "1", "ordered"}),
+                    rejected{"ACS_HOST_MAPPED", "1", "ordered"}, rejected{"ACS_GRAPH", "on", "off"},
+                    rejected{"ACS_GRAPH", "1", "off"}, rejected{"ACS_GRAPH_AFTER", "twice", "2"},
+                    rejected{"ACS_GRAPH_CACHE", "lots", "64"}, rejected{"ACS_GRAPH_IDLE_US", "50us", "50"}),
     case_name);
 
 INSTANTIATE_TEST_SUITE_P(
@@ -207,6 +225,9 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_WINDOW", "99999999999999999999999", "1024"},
                     rejected{"ACS_STREAMS", "0", "1"}, rejected{"ACS_STREAMS", "65", "64"},
                     rejected{"ACS_ISSUE_THREADS", "0", "1"}, rejected{"ACS_ISSUE_THREADS", "9", "8"},
+                    rejected{"ACS_GRAPH_AFTER", "0", "1"}, rejected{"ACS_GRAPH_AFTER", "1001", "1000"},
+                    rejected{"ACS_GRAPH_CACHE", "0", "1"}, rejected{"ACS_GRAPH_CACHE", "4097", "4096"},
+                    rejected{"ACS_GRAPH_IDLE_US", "0", "1"}, rejected{"ACS_GRAPH_IDLE_US", "100001", "100000"},
                     rejected{"ACS_STREAMS", "4294967296", "64"}),
     case_name);
 

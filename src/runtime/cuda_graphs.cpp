@@ -1,0 +1,113 @@
+// cuda_backend's graph calls (scheduler/graph_replay.hpp): detached launches as kernel nodes of
+// a CUDA graph, instantiated once, their arguments updated in place, launched on a pool stream.
+// UNVALIDATED: this file compiles against CUDA 13's headers but has never run on a GPU; it is
+// reached only with ACS_GRAPH=auto (default off).
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "src/runtime/cuda_backend.hpp"
+#include "src/runtime/launch_conditions.hpp"
+
+namespace acs {
+
+namespace {
+
+// An executable with what its updates need: its nodes, and the argument bytes each was last
+// given (an update skips the nodes whose values did not change).
+struct cuda_graph {
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  std::vector<CUgraphNode> nodes;
+  std::vector<std::vector<unsigned char>> values;
+};
+
+const detached_launch& launch_of(const void* kernel) noexcept { return *static_cast<const detached_launch*>(kernel); }
+
+CUDA_KERNEL_NODE_PARAMS_v2 node_params(const detached_launch& d) noexcept {
+  CUDA_KERNEL_NODE_PARAMS_v2 p{};
+  p.func = d.function;
+  p.gridDimX = d.shape.grid[0];
+  p.gridDimY = d.shape.grid[1];
+  p.gridDimZ = d.shape.grid[2];
+  p.blockDimX = d.shape.block[0];
+  p.blockDimY = d.shape.block[1];
+  p.blockDimZ = d.shape.block[2];
+  p.sharedMemBytes = d.shape.shared_bytes;
+  p.kernelParams = const_cast<void**>(d.params.data());  // the driver copies the values
+  p.extra = nullptr;
+  p.kern = nullptr;
+  p.ctx = nullptr;  // the current context: the device's primary one (detach checked it)
+  return p;
+}
+
+}  // namespace
+
+bool cuda_backend::describe(const void* kernel, kernel_identity* out) {
+  if (kernel == nullptr || cuda_.cuGraphCreate_ == nullptr || cuda_.cuGraphAddKernelNode_ == nullptr ||
+      cuda_.cuGraphInstantiateWithFlags_ == nullptr || cuda_.cuGraphExecKernelNodeSetParams_ == nullptr ||
+      cuda_.cuGraphLaunch_ == nullptr || cuda_.cuGraphExecDestroy_ == nullptr || cuda_.cuGraphDestroy_ == nullptr)
+    return false;
+  const launch_shape& s = launch_of(kernel).shape;
+  out->words[0] = reinterpret_cast<std::uintptr_t>(launch_of(kernel).function);
+  out->words[1] = std::uint64_t{s.grid[0]} | std::uint64_t{s.grid[1]} << 32;
+  out->words[2] = std::uint64_t{s.grid[2]} | std::uint64_t{s.block[0]} << 32;
+  out->words[3] = std::uint64_t{s.block[1]} | std::uint64_t{s.block[2]} << 16 | std::uint64_t{s.shared_bytes} << 32;
+  return true;
+}
+
+// The graph is built, instantiated and then kept (an update needs its nodes); any failure
+// destroys what was made and returns the CUresult: the caller replays call by call.
+backend_status cuda_backend::graph_instantiate(const graph_description& graph, graph_handle* out) {
+  auto g = std::make_unique<cuda_graph>();
+  CUresult r = cuda_.cuGraphCreate_(&g->graph, 0);
+  if (r != CUDA_SUCCESS) return r;
+  std::vector<CUgraphNode> deps;
+  for (std::size_t i = 0; i < graph.node_count && r == CUDA_SUCCESS; ++i) {
+    deps.clear();
+    for (std::size_t e = 0; e < graph.edge_count; ++e)
+      if (graph.edges[e].to == i) deps.push_back(g->nodes[graph.edges[e].from]);
+    const detached_launch& d = launch_of(graph.kernels[i]);
+    const CUDA_KERNEL_NODE_PARAMS_v2 p = node_params(d);
+    CUgraphNode node = nullptr;
+    r = cuda_.cuGraphAddKernelNode_(&node, g->graph, deps.data(), deps.size(), &p);
+    g->nodes.push_back(node);
+    g->values.push_back(d.values);
+  }
+  if (r == CUDA_SUCCESS) r = cuda_.cuGraphInstantiateWithFlags_(&g->exec, g->graph, 0);
+  if (r != CUDA_SUCCESS) {
+    cuda_.cuGraphDestroy_(g->graph);
+    return r;
+  }
+  *out = reinterpret_cast<graph_handle>(g.release());
+  return CUDA_SUCCESS;
+}
+
+backend_status cuda_backend::graph_update(graph_handle exec, const graph_description& graph) {
+  auto& g = *reinterpret_cast<cuda_graph*>(exec);
+  if (graph.node_count != g.nodes.size()) return CUDA_ERROR_INVALID_VALUE;
+  for (std::size_t i = 0; i < graph.node_count; ++i) {
+    const detached_launch& d = launch_of(graph.kernels[i]);
+    if (d.values == g.values[i]) continue;  // unchanged: the cheapest replay
+    const CUDA_KERNEL_NODE_PARAMS_v2 p = node_params(d);
+    if (const CUresult r = cuda_.cuGraphExecKernelNodeSetParams_(g.exec, g.nodes[i], &p); r != CUDA_SUCCESS) return r;
+    g.values[i] = d.values;
+  }
+  return CUDA_SUCCESS;
+}
+
+backend_status cuda_backend::graph_launch(graph_handle exec, stream_handle stream) {
+  const CUresult r = cuda_.cuGraphLaunch_(reinterpret_cast<cuda_graph*>(exec)->exec, reinterpret_cast<CUstream>(stream));
+  if (r != CUDA_SUCCESS) launch_conditions::call_failed(r);
+  return r;
+}
+
+void cuda_backend::graph_destroy(graph_handle exec) noexcept {
+  const std::unique_ptr<cuda_graph> g(reinterpret_cast<cuda_graph*>(exec));
+  if (g->exec != nullptr) cuda_.cuGraphExecDestroy_(g->exec);
+  cuda_.cuGraphDestroy_(g->graph);
+}
+
+void cuda_backend::release_detached(const void* kernel) noexcept { delete static_cast<const detached_launch*>(kernel); }
+
+}  // namespace acs

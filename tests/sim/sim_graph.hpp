@@ -1,0 +1,35 @@
+#pragma once
+// The simulated device's graphs (sim_device's graph calls, defined in sim_graph.cpp), as CUDA
+// runs them:
+//  * an executable holds copies of its kernels (nodes) and its edges, made at instantiation;
+//    an update replaces the nodes' arguments in place (the whole kernel, in the simulator:
+//    one function, whose arguments are everything a simulated kernel is), for the launches
+//    that follow only;
+//  * a launch is one unit on a stream: every node follows the stream's earlier work, and the
+//    stream's later work follows every node; among themselves, nodes follow only their edges.
+//    Each node runs on a timeline of its own (a hidden stream of the executable), so the race
+//    checker sees exactly the edges, and a node also follows its own run in the executable's
+//    previous launch (CUDA orders launches of one executable);
+//  * a node is queued behind what precedes the launch on its stream, for rule 12's check.
+#include <cstdint>
+#include <vector>
+
+#include "scheduler/backend.hpp"
+
+namespace acs::sim {
+
+struct kernel;
+
+struct sim_graph_exec {
+  std::vector<const kernel*> nodes;  // owned copies
+  std::vector<graph_edge> edges;
+  std::vector<stream_handle> lanes;  // one hidden stream per node
+  bool destroyed = false;
+};
+
+struct sim_graph_counts {
+  std::uint64_t instantiated = 0, updated = 0, launched = 0, destroyed = 0;
+  std::uint64_t live_detached = 0;  // copies made by detach not yet launched or released
+};
+
+}  // namespace acs::sim

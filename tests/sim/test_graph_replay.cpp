@@ -1,0 +1,76 @@
+// Graph replay on the simulated device (scheduler/graph_replay.hpp, docs/design.md §8): what the
+// scheduler and the decorator do together, beyond the random programs: a recurring loop body
+// becomes one executable updated in place, and the program's own work on another stream finds
+// the segment issued.
+#include <gtest/gtest.h>
+
+#include "scenario.hpp"
+
+namespace acs::sim {
+namespace {
+
+// Built at the second occurrence, no idle thread: every flush is the test's doing.
+constexpr scheduler_config with_graphs{
+    .window = 32, .streams = 4, .graphs = true, .graph_after = 2, .graph_cache = 4, .graph_idle_us = 0};
+
+// A loop body of the same shape (two independent kernels, then one reading both), other
+// cells each time, between host syncs: built once, then updated in place and relaunched.
+TEST(graph_replay_sim, a_recurring_loop_body_is_one_executable_updated_in_place) {
+  scenario s({.cells = 64}, with_graphs);
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  constexpr unsigned iterations = 10;
+  for (unsigned i = 0; i < iterations; ++i) {
+    const cell a = 3 * i, b = 3 * i + 1, c = 3 * i + 2;
+    ASSERT_EQ(s.launch(vs, s.make_kernel(short_kernel, {}, {a})), 0);
+    ASSERT_EQ(s.launch(vs, s.make_kernel(short_kernel, {}, {b})), 0);
+    ASSERT_EQ(s.launch(vs, s.make_kernel(short_kernel, {a, b}, {c})), 0);
+    s.sync_stream(vs);
+    EXPECT_TRUE(s.host_reads_serial_value(c)) << "iteration " << i;
+  }
+  EXPECT_TRUE(s.matches_serial());
+  // The first iteration makes the pool's streams and events (creating flushes): its segments
+  // differ. The second is the shape's first occurrence, the third builds it, the rest update.
+  const sim_graph_counts g = s.sim.graph_counts();
+  EXPECT_EQ(g.instantiated, 1u);
+  EXPECT_EQ(g.launched, iterations - 2);
+  EXPECT_EQ(g.updated, iterations - 3);
+  EXPECT_EQ(g.live_detached, 0u) << "every detached copy launched or released";
+  const scheduler_stats st = s.acs.stats();
+  EXPECT_EQ(st.graphs_built, 1u);
+  EXPECT_EQ(st.graph_replays, iterations - 2);
+  EXPECT_EQ(st.graph_updates, iterations - 3);
+}
+
+// The program's own work on another stream, here a library call that spins until a buffered
+// kernel of the first stream has run, must find that kernel issued: barriers flush.
+TEST(graph_replay_sim, direct_work_on_another_stream_finds_the_segment_issued) {
+  scenario s({}, with_graphs);
+  const virtual_stream first = s.stream(stream_kind::non_blocking);
+  const virtual_stream second = s.stream(stream_kind::non_blocking);
+  const kernel& setter = s.make_kernel(short_kernel, {}, {0});
+  ASSERT_EQ(s.launch(first, setter), 0);
+  ASSERT_EQ(s.launch(first, s.make_kernel(short_kernel, {}, {1})), 0);
+  s.library_call(second, s.make_spinner(setter, short_kernel, {}, {2}));
+  // An event recorded after it, synchronised by the host: nothing of acs runs in between.
+  const event_handle e = s.record(second);
+  s.sim.synchronize_event(e);
+  EXPECT_FALSE(s.sim.deadlocked()) << s.sim.deadlock_report();
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_GT(s.acs.stats().graph_flush_barrier, 0u);
+}
+
+// Another stream's launch ends the segment: one segment never holds two application streams.
+TEST(graph_replay_sim, a_segment_holds_one_application_stream) {
+  scenario s({}, with_graphs);
+  const virtual_stream first = s.stream(stream_kind::non_blocking);
+  const virtual_stream second = s.stream(stream_kind::non_blocking);
+  for (cell c = 0; c < 4; ++c) {
+    ASSERT_EQ(s.launch(first, s.make_kernel(short_kernel, {}, {c})), 0);
+    ASSERT_EQ(s.launch(second, s.make_kernel(short_kernel, {}, {static_cast<cell>(c + 8)})), 0);
+  }
+  EXPECT_GE(s.acs.stats().graph_flush_other, 7u);
+  EXPECT_TRUE(s.matches_serial());
+}
+
+}  // namespace
+}  // namespace acs::sim
