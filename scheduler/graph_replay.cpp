@@ -81,24 +81,24 @@ backend_status graph_replay::create_event(event_handle* out) {
   return inner_.create_event(out);
 }
 
-backend_status graph_replay::record_event(event_handle event, stream_handle stream) {
+// A record or wait on a pool stream joins the segment; on any other stream it is made now,
+// after the segment.
+backend_status graph_replay::event_call(op kind, event_handle event, stream_handle stream) {
   std::lock_guard lock(mutex_);
   if (!broken_ && is_pool(stream)) {
-    append({op::record, stream, event, nullptr});
+    append({kind, stream, event, nullptr});
     return 0;
   }
   flush_locked(flush_cause::other_stream);
-  return inner_.record_event(event, stream);
+  return kind == op::record ? inner_.record_event(event, stream) : inner_.wait_event(stream, event);
+}
+
+backend_status graph_replay::record_event(event_handle event, stream_handle stream) {
+  return event_call(op::record, event, stream);
 }
 
 backend_status graph_replay::wait_event(stream_handle stream, event_handle event) {
-  std::lock_guard lock(mutex_);
-  if (!broken_ && is_pool(stream)) {
-    append({op::wait, stream, event, nullptr});
-    return 0;
-  }
-  flush_locked(flush_cause::other_stream);
-  return inner_.wait_event(stream, event);
+  return event_call(op::wait, event, stream);
 }
 
 // An event the segment records is pending: its record is not issued yet (the truth, and what

@@ -139,6 +139,7 @@ class graph_replay final : public backend {
 
   bool is_pool(stream_handle s) const noexcept;
   void append(pending p);
+  backend_status event_call(op kind, event_handle event, stream_handle stream);
   void flush_locked(flush_cause cause) noexcept;
   bool make_plan(plan& out);
   bool replay_as_graph(const plan& p) noexcept;

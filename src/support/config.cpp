@@ -151,9 +151,6 @@ const char* lookup_environment(const char* name) { return std::getenv(name); }
 }  // namespace
 
 static_assert(config::max_issue_threads == scheduler_config::max_issue_threads);
-static_assert(config::max_graph_after == scheduler_config::max_graph_after);
-static_assert(config::max_graph_cache == scheduler_config::max_graph_cache);
-static_assert(config::max_graph_idle_us == scheduler_config::max_graph_idle_us);
 
 config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues) {
   parser p(lookup, issues);
@@ -177,9 +174,10 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.issue_thread = p.word<bool>("ACS_ISSUE", {{"thread", true}, {"inline", false}});
   c.issue_threads = p.integer("ACS_ISSUE_THREADS", config::default_issue_threads, 1, config::max_issue_threads);
   c.graph = p.word<bool>("ACS_GRAPH", {{"off", false}, {"auto", true}});
-  c.graph_after = p.integer("ACS_GRAPH_AFTER", config::default_graph_after, 1, config::max_graph_after);
-  c.graph_cache = p.integer("ACS_GRAPH_CACHE", config::default_graph_cache, 1, config::max_graph_cache);
-  c.graph_idle_us = p.integer("ACS_GRAPH_IDLE_US", config::default_graph_idle_us, 1, config::max_graph_idle_us);
+  const config::graph_settings fallback = config::default_graph, most = config::max_graph;
+  c.graph_after = p.integer("ACS_GRAPH_AFTER", fallback.after, 1, most.after);
+  c.graph_cache = p.integer("ACS_GRAPH_CACHE", fallback.cache, 1, most.cache);
+  c.graph_idle_us = p.integer("ACS_GRAPH_IDLE_US", fallback.idle_us, 1, most.idle_us);
   c.check = p.boolean("ACS_CHECK", false);
   c.step_aside = p.boolean("ACS_STEP_ASIDE", true);
   c.trace = p.text("ACS_TRACE");

@@ -79,12 +79,13 @@ struct config {
   static constexpr unsigned max_device_connections = 32;
   static constexpr unsigned default_issue_threads = 2;
   static constexpr unsigned max_issue_threads = 8;
-  static constexpr unsigned default_graph_after = 2;
-  static constexpr unsigned max_graph_after = 1000;
-  static constexpr unsigned default_graph_cache = 64;
-  static constexpr unsigned max_graph_cache = 4096;
-  static constexpr unsigned default_graph_idle_us = 50;
-  static constexpr unsigned max_graph_idle_us = 100000;
+  // Graph replay's settings (ACS_GRAPH_AFTER, ACS_GRAPH_CACHE, ACS_GRAPH_IDLE_US): defaults, maxima.
+  struct graph_settings {
+    unsigned after, cache, idle_us;
+  };
+  static constexpr graph_settings default_graph{2, 64, 50};
+  static constexpr graph_settings max_graph{scheduler_config::max_graph_after, scheduler_config::max_graph_cache,
+                                            scheduler_config::max_graph_idle_us};
 
   unsigned window = default_window;
   unsigned streams = default_streams;
@@ -101,9 +102,9 @@ struct config {
   bool issue_thread = true;
   unsigned issue_threads = default_issue_threads;
   bool graph = false;  // ACS_GRAPH=auto
-  unsigned graph_after = default_graph_after;
-  unsigned graph_cache = default_graph_cache;
-  unsigned graph_idle_us = default_graph_idle_us;
+  unsigned graph_after = default_graph.after;
+  unsigned graph_cache = default_graph.cache;
+  unsigned graph_idle_us = default_graph.idle_us;
   bool check = false;
   bool step_aside = true;
   std::string trace;  // empty: no trace
