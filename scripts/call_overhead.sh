@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Host ns per CUDA call natively, with the hooks alone (ACS_DISABLE=1) and under acs, for the
-# programs of benchmarks/overhead/call_overhead.cu (shared and static cudart): medians of
+# Host ns per CUDA call natively, with the hooks alone (ACS_DISABLE=1) and under acs: medians of
 # ROUNDS interleaved runs, and the differences against native.
+#   shared, static  benchmarks/overhead/call_overhead.cu with shared and static cudart (a GPU)
+#   fake            benchmarks/cpu/call_overhead_fake.cpp on the fake driver of tests/preload:
+#                   no GPU needed; the fake's own times are not a driver's, so only acs-native
+#                   (what acs adds to each call, on the application's thread) means anything.
+#                   ACS_ISSUE=inline puts the issuing on that thread too (the fake's launches
+#                   are too cheap for a hand-off to another thread to pay)
+# A variant whose program was not built (no GPU, or no CUDA compiler; tests or benchmarks off)
+# is skipped with a line saying so.
 #   scripts/call_overhead.sh [BUILD_DIR]     default build-device; ROUNDS=5
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -9,12 +16,25 @@ build=${1:-$root/build-device}
 rounds=${ROUNDS:-5}
 lib=$build/interpose/libacs.so
 tmp=$(mktemp -d)
-for variant in shared static; do
+for variant in shared static fake; do
   bin=$build/benchmarks/overhead/acs_call_overhead_$variant
+  env=()
+  if [[ $variant == fake ]]; then
+    bin=$build/benchmarks/cpu/acs_call_overhead_fake
+    # The fake libcuda first, also where LD_LIBRARY_PATH names a real driver. Its kernel has no
+    # PTX: its footprint is read from its arguments (ACS_NO_PTX=arguments), or every launch
+    # would conflict with every other and none would reach the pool.
+    env=(LD_LIBRARY_PATH="$build/tests/preload/fake_driver${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+         ACS_NO_PTX=arguments)
+  fi
+  if [[ ! -x $bin ]]; then
+    echo "$variant: $bin was not built: skipped"
+    continue
+  fi
   for ((r = 0; r < rounds; r++)); do
-    "$bin" >>"$tmp/$variant.native"
-    LD_PRELOAD=$lib ACS_DISABLE=1 "$bin" >>"$tmp/$variant.hooks"
-    LD_PRELOAD=$lib "$bin" >>"$tmp/$variant.acs"
+    env "${env[@]}" "$bin" >>"$tmp/$variant.native"
+    env "${env[@]}" LD_PRELOAD="$lib" ACS_DISABLE=1 "$bin" >>"$tmp/$variant.hooks"
+    env "${env[@]}" LD_PRELOAD="$lib" "$bin" >>"$tmp/$variant.acs"
   done
   python3 - "$tmp" "$variant" <<'PY'
 import collections, statistics, sys
@@ -27,7 +47,7 @@ def read(mode):
             d[name[5:]].append(float(ns[3:]))
     return {k: statistics.median(v) for k, v in d.items()}
 n, h, a = read("native"), read("hooks"), read("acs")
-print(f"{variant} cudart: ns per call, medians of interleaved runs")
+print(f"{variant}: ns per call, medians of interleaved runs" + (" (the fake driver: only acs-native means anything)" if variant == "fake" else " (cudart)"))
 print(f"{'call':28s} {'native':>8s} {'hooks':>8s} {'acs':>8s} {'acs-native':>11s}")
 for k in n:
     print(f"{k:28s} {n[k]:8.1f} {h.get(k, float('nan')):8.1f} {a.get(k, float('nan')):8.1f} {a.get(k, float('nan')) - n[k]:+11.1f}")

@@ -1,0 +1,96 @@
+// acs's own host cost per intercepted driver call, on the fake driver of tests/preload/fake (no
+// GPU needed): each call N times in a loop, median of R reps, in ns per call, printed as
+// "call=NAME ns=X" like benchmarks/overhead/call_overhead.cu. The fake's own cost is not a real
+// driver's, so only the difference between a run under the preload and a native run means
+// anything: what acs adds to every call (scripts/call_overhead.sh interleaves the runs and
+// prints it). The launches are a dependent chain on one stream (acs steps aside from it after 32)
+// and, on a stream of their own, launches that conflict only four apart (independent of their
+// neighbours: they go to the pool, through the scheduler).
+//
+//   acs_call_overhead_fake [--calls N] [--reps R]
+#include <cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+extern "C" void fake_cuda_reset();  // forgets the fake's call log: steady memory across reps
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+bool ok(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return true;
+  std::fprintf(stderr, "acs_call_overhead_fake: %s failed (%d)\n", what, static_cast<int>(r));
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int calls = 20000, reps = 7;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (!std::strcmp(argv[i], "--calls")) calls = std::max(1, std::atoi(argv[++i]));
+    if (!std::strcmp(argv[i], "--reps")) reps = std::max(1, std::atoi(argv[++i]));
+  }
+  CUcontext context = nullptr;
+  CUstream stream = nullptr, other = nullptr;
+  CUevent event = nullptr;
+  CUdeviceptr buffers[8] = {};
+  if (!ok(cuInit(0), "cuInit") || !ok(cuDevicePrimaryCtxRetain(&context, 0), "cuDevicePrimaryCtxRetain") ||
+      !ok(cuCtxSetCurrent(context), "cuCtxSetCurrent") ||
+      !ok(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
+      !ok(cuStreamCreate(&other, CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
+      !ok(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate"))
+    return 1;
+  for (CUdeviceptr& b : buffers)
+    if (!ok(cuMemAlloc(&b, 4096), "cuMemAlloc")) return 1;
+  const CUfunction function = reinterpret_cast<CUfunction>(0x4240);  // the fake's one kernel
+  int next = 0;
+  const auto launch = [&](CUstream on, int pair) {
+    CUdeviceptr a = buffers[2 * pair], b = buffers[2 * pair + 1];
+    void* params[] = {&a, &b};
+    (void)cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, on, params, nullptr);
+  };
+  struct call {
+    const char* name;
+    std::function<void()> run;
+  };
+  const std::vector<call> all = {
+      {"cuCtxGetCurrent", [] {
+         CUcontext c = nullptr;
+         (void)cuCtxGetCurrent(&c);
+       }},
+      {"cuStreamQuery", [&] { (void)cuStreamQuery(stream); }},
+      {"cuEventRecord", [&] { (void)cuEventRecord(event, stream); }},
+      {"cuEventQuery", [&] { (void)cuEventQuery(event); }},
+      {"cuStreamWaitEvent", [&] { (void)cuStreamWaitEvent(stream, event, 0); }},
+      {"cuStreamIsCapturing", [&] {
+         CUstreamCaptureStatus status{};
+         (void)cuStreamIsCapturing(stream, &status);
+       }},
+      {"cuLaunchKernel_chain", [&] { launch(stream, 0); }},
+      {"cuLaunchKernel_four_apart", [&] { launch(other, next++ % 4); }},
+  };
+  for (const call& c : all) {
+    std::vector<double> ns;
+    for (int r = 0; r < reps; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < calls; ++i) c.run();
+      const auto t1 = std::chrono::steady_clock::now();
+      if (!ok(cuCtxSynchronize(), "cuCtxSynchronize")) return 1;
+      fake_cuda_reset();
+      ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / calls);
+    }
+    std::printf("call=%s ns=%.1f\n", c.name, median(ns));
+  }
+  return ok(cuCtxSynchronize(), "cuCtxSynchronize") ? 0 : 1;
+}
