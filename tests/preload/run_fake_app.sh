@@ -1,5 +1,5 @@
 #!/bin/sh
-# run_fake_app.sh PROGRAM LIBACS MODE [RUNS [DEFERRED]]: runs the fake-driver program
+# run_fake_app.sh PROGRAM LIBACS MODE [RUNS [DEFERRED [KEY]]]: runs the fake-driver program
 # (fake_driver_app.cpp) in MODE natively, then RUNS times (default 1) under LD_PRELOAD=LIBACS with
 # ACS_STATS=1. Every run must exit 0 (the program checks its own results). With DEFERRED=required
 # (the default), the acs-stats lines must also show launches issued by acs's threads (deferred > 0,
