@@ -190,16 +190,21 @@ void graph_replay::flush_locked(flush_cause cause) noexcept {
   if (segment_.empty()) return;
   ++stats_.flushes[static_cast<unsigned>(cause)];
   plan p;
-  if (broken_ || !make_plan(p) || !replay_as_graph(p)) replay_call_by_call();
+  if (broken_) {
+    replay_call_by_call();
+  } else if (std::optional<plain_cause> why = make_plan(p); why || (why = replay_as_graph(p))) {
+    ++stats_.plain[static_cast<unsigned>(*why)];
+    replay_call_by_call();
+  }
   segment_.clear();
   segment_records_.clear();
 }
 
-// The segment's DAG and shape key; false when it is no graph (fewer than two kernels, or a
-// kernel the inner backend cannot describe). Per used stream, the nodes its next kernel must
+// The segment's DAG and shape key; the cause when it is no graph (fewer than two kernels, a
+// kernel the inner backend cannot describe, a stream without kernels). Per used stream, the nodes its next kernel must
 // follow; a record snapshots its stream's set, a wait on an event recorded in the segment
 // adds that snapshot, a wait on an older event is external (made before the graph's launch).
-bool graph_replay::make_plan(plan& out) {
+std::optional<plain_cause> graph_replay::make_plan(plan& out) {
   std::vector<std::vector<std::uint32_t>> front;
   std::vector<std::pair<event_handle, std::vector<std::uint32_t>>> event_front;
   std::vector<kernel_identity> ids;
@@ -226,7 +231,7 @@ bool graph_replay::make_plan(plan& out) {
           break;
         case op::launch: {
           kernel_identity id;
-          if (!inner_.describe(o.kernel, &id)) return false;
+          if (!inner_.describe(o.kernel, &id)) return plain_cause::undescribed;
           const auto n = static_cast<std::uint32_t>(out.nodes.size());
           for (std::uint32_t d : front[s]) out.edges.push_back({d, n});
           front[s].assign(1, n);
@@ -236,13 +241,13 @@ bool graph_replay::make_plan(plan& out) {
         }
       }
     }
-    if (out.nodes.size() < 2) return false;
+    if (out.nodes.size() < 2) return plain_cause::small;
     // Every used stream must carry a kernel: one that only carries a record or a wait may be
     // another application stream's (a fold, a probe), which the graph must not be joined to.
     for (std::size_t s = 0; s < front.size(); ++s)
       if (!std::any_of(segment_.begin(), segment_.end(),
                        [&](const pending& o) { return o.kind == op::launch && o.stream == out.streams[s]; }))
-        return false;
+        return plain_cause::bare_stream;
     // The launch stream first: the stream of the first kernel.
     const auto first = std::find_if(segment_.begin(), segment_.end(), [](const pending& o) { return o.kind == op::launch; });
     std::iter_swap(out.streams.begin(), std::find(out.streams.begin(), out.streams.end(), first->stream));
@@ -252,23 +257,26 @@ bool graph_replay::make_plan(plan& out) {
     out.key.push_back(out.edges.size());
     for (const graph_edge& e : out.edges) out.key.push_back(std::uint64_t{e.from} << 32 | e.to);
   } catch (...) {  // out of memory: the plain path needs none
-    return false;
+    return plain_cause::failed;
   }
-  return true;
+  return std::nullopt;
 }
 
-// The graph path: false (nothing issued that matters) when the segment must go call by call.
-bool graph_replay::replay_as_graph(const plan& p) noexcept {
+// The graph path: the cause (nothing issued that matters) when the segment must go call by call.
+std::optional<plain_cause> graph_replay::replay_as_graph(const plan& p) noexcept {
   const graph_description d{p.nodes.data(), p.nodes.size(), p.edges.data(), p.edges.size()};
-  const graph_handle exec = executable_for(p, d);
-  if (exec == 0 || !launch_graph(p, exec)) return false;
+  bool recurring = false;
+  const graph_handle exec = executable_for(p, d, recurring);
+  if (exec == 0) return recurring ? plain_cause::failed : plain_cause::new_shape;
+  if (!launch_graph(p, exec)) return plain_cause::failed;
   for (const void* k : p.nodes) inner_.release_detached(k);
-  return true;
+  return std::nullopt;
 }
 
 // The cached executable of p's shape, updated with its arguments; or a new one once the shape
 // recurred `after` times; 0 for the call-by-call path.
-graph_handle graph_replay::executable_for(const plan& p, const graph_description& d) noexcept {
+graph_handle graph_replay::executable_for(const plan& p, const graph_description& d, bool& recurring) noexcept {
+  recurring = true;
   try {
     if (const auto hit = cache_.find(p.key); hit != cache_.end()) {
       lru_.splice(lru_.begin(), lru_, hit->second);
@@ -281,7 +289,10 @@ graph_handle graph_replay::executable_for(const plan& p, const graph_description
       cache_.erase(hit);
     } else {
       if (seen_.size() >= 4 * static_cast<std::size_t>(config_.cache)) seen_.clear();
-      if (++seen_[p.key] < config_.after) return 0;
+      if (++seen_[p.key] < config_.after) {
+        recurring = false;
+        return 0;
+      }
       seen_.erase(p.key);
     }
     graph_handle exec = 0;

@@ -50,6 +50,7 @@
 #include <cstdint>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -73,6 +74,17 @@ enum class flush_cause : std::uint8_t {
 };
 inline constexpr unsigned flush_cause_count = 8;
 
+// Why a segment went call by call (the stats say which, so that a program whose segments never
+// become graphs shows the reason).
+enum class plain_cause : std::uint8_t {
+  small,        // fewer than two kernels
+  undescribed,  // a kernel the backend cannot describe (no graph interface, a launch it cannot copy)
+  bare_stream,  // a stream with only records or waits in the segment
+  new_shape,    // the shape has not recurred `after` times yet
+  failed,       // building, updating or launching the graph failed
+};
+inline constexpr unsigned plain_cause_count = 5;
+
 struct graph_replay_stats {
   std::uint64_t built = 0;      // executables instantiated
   std::uint64_t replays = 0;    // graph launches
@@ -81,6 +93,7 @@ struct graph_replay_stats {
   std::uint64_t call_by_call = 0;  // segments replayed call by call (shape not recurring yet...)
   std::uint64_t failures = 0;      // replayed calls that failed
   std::uint64_t flushes[flush_cause_count] = {};
+  std::uint64_t plain[plain_cause_count] = {};  // call_by_call, by cause (but for a broken replay)
 };
 
 class graph_replay final : public backend {
@@ -141,9 +154,11 @@ class graph_replay final : public backend {
   void append(pending p);
   backend_status event_call(op kind, event_handle event, stream_handle stream);
   void flush_locked(flush_cause cause) noexcept;
-  bool make_plan(plan& out);
-  bool replay_as_graph(const plan& p) noexcept;
-  graph_handle executable_for(const plan& p, const graph_description& d) noexcept;
+  // nullopt when the segment makes a graph; else why it goes call by call.
+  std::optional<plain_cause> make_plan(plan& out);
+  std::optional<plain_cause> replay_as_graph(const plan& p) noexcept;
+  // `recurring` false: the shape has not recurred enough yet (0 returned).
+  graph_handle executable_for(const plan& p, const graph_description& d, bool& recurring) noexcept;
   bool launch_graph(const plan& p, graph_handle exec) noexcept;
   void replay_call_by_call() noexcept;
   void stand_in(const pending& p) noexcept;

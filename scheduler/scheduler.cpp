@@ -375,6 +375,9 @@ scheduler_stats scheduler::stats() const {
                                        &s.graph_flush_undetachable, &s.graph_flush_explicit, &s.graph_flush_limit,
                                        &s.graph_flush_idle, &s.graph_flush_barrier};
     for (unsigned i = 0; i < flush_cause_count; ++i) *by_cause[i] = g.flushes[i];
+    std::uint64_t* const by_plain[] = {&s.graph_plain_small, &s.graph_plain_undescribed, &s.graph_plain_bare_stream,
+                                       &s.graph_plain_new_shape, &s.graph_plain_failed};
+    for (unsigned i = 0; i < plain_cause_count; ++i) *by_plain[i] = g.plain[i];
   }
   return s;
 }

@@ -67,7 +67,12 @@ struct scheduler_config {
   _(graph_flush_explicit, graph_flush_explicit, "segments flushed before a device-wide operation")          \
   _(graph_flush_limit, graph_flush_limit, "segments flushed at their length limit")                         \
   _(graph_flush_idle, graph_flush_idle, "segments flushed after the idle time")                             \
-  _(graph_flush_barrier, graph_flush_barrier, "segments flushed by direct work on, or a join of, a stream")
+  _(graph_flush_barrier, graph_flush_barrier, "segments flushed by direct work on, or a join of, a stream") \
+  _(graph_plain_small, graph_plain_small, "segments call by call: fewer than two kernels")                 \
+  _(graph_plain_undescribed, graph_plain_undescribed, "segments call by call: a kernel not describable")  \
+  _(graph_plain_bare_stream, graph_plain_bare_stream, "segments call by call: a stream without kernels")  \
+  _(graph_plain_new_shape, graph_plain_new_shape, "segments call by call: shape not recurring yet")       \
+  _(graph_plain_failed, graph_plain_failed, "segments call by call: a graph call failed")
 
 struct scheduler_stats {
 #define ACS_SCHEDULER_STATS_MEMBER(member, key, what) std::uint64_t member = 0;

@@ -51,6 +51,11 @@ SECTIONS = [
         ("graph_flush_limit", "flushes: the segment's length limit"),
         ("graph_flush_idle", "flushes: the idle time"),
         ("graph_flush_barrier", "flushes: direct work on, or a join of, a stream"),
+        ("graph_plain_small", "call by call: fewer than two kernels"),
+        ("graph_plain_undescribed", "call by call: a kernel not describable"),
+        ("graph_plain_bare_stream", "call by call: a stream without kernels"),
+        ("graph_plain_new_shape", "call by call: shape not recurring yet"),
+        ("graph_plain_failed", "call by call: a graph call failed"),
     ]),
     ("Errors", [
         ("launch_errors", "launch errors"),

@@ -39,7 +39,7 @@ struct context_entry {
   std::atomic<device_runtime*> runtime{nullptr};
   std::atomic<bool> failed{false};             // the scheduler could not be created
   std::mutex create_mutex;
-  stream_mode legacy_mode;                     // the context's legacy default stream
+  stream_mode legacy_mode{stream_mode_policy::from_settings()};  // the context's legacy default stream
 };
 
 /// @brief Changes whenever a stream or context handle may have been reused: caches

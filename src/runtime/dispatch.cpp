@@ -183,7 +183,13 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     // A stream acs stepped aside from: straight to it, but for the launches that probe it.
     stream_mode& mode = *t.mode;
     const bool adapt = settings().step_aside;
-    if (adapt && mode.first_launch()) redirected_streams().fetch_add(1, std::memory_order_acq_rel);
+    // Until this launch is issued or enqueued: another thread's launch on the stream must not
+    // see a new mode before the join or fork that goes with it (stream_mode.hpp).
+    std::unique_lock<std::mutex> mode_held;
+    if (adapt) mode_held = mode.hold_launches();
+    // A stream that starts aside counts among the redirected ones once a probe redirects it.
+    if (adapt && mode.first_launch() && !mode.starts_aside())
+      redirected_streams().fetch_add(1, std::memory_order_acq_rel);
     bool probe = false;
     if (adapt && mode.mode() == stream_mode_kind::aside) {
       probe = mode.next_aside_launch() == stream_mode::aside_step::probe;
@@ -211,9 +217,11 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
       redirected_streams().fetch_add(1, std::memory_order_acq_rel);
       rt->sched.barrier(t.stream);
     } else if (adapt && mode.redirected(footprint.access)) {
-      // Stepping aside: the stream takes in its pool work first, then its kernels go to it.
-      redirected_streams().fetch_sub(1, std::memory_order_acq_rel);
+      // Stepping aside: the stream takes in its pool work first, then its kernels go to it. The
+      // count drops only after the join: until then, another thread's barrier or sync on the
+      // stream must still join (nothing_redirected).
       if (joinable(t)) rt->sched.before_barrier(t.stream);
+      redirected_streams().fetch_sub(1, std::memory_order_acq_rel);
       return launch_aside(launch, r);
     }
     if (footprint.barrier_before) rt->sched.barrier(t.stream);  // acs_barrier()

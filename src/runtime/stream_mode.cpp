@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "src/support/config.hpp"
+
 namespace acs {
 
 // A spin lock: the critical sections are a few dozen instructions and almost never contended.
@@ -20,6 +22,12 @@ class stream_mode::lock_guard {
  private:
   std::atomic<bool>& flag_;
 };
+
+stream_mode_policy stream_mode_policy::from_settings() noexcept {
+  stream_mode_policy p;
+  p.start_aside = settings().step_aside && settings().start_aside;
+  return p;
+}
 
 bool stream_mode::conflicts_with_previous(const access_set& footprint) {
   const bool conflict = !has_previous_ || conflicts(previous_, footprint);
@@ -76,15 +84,26 @@ bool stream_mode::redirected(const access_set& footprint) {
   return true;
 }
 
-void stream_mode::reset() noexcept {
-  lock_guard lock(locked_);
-  mode_.store(stream_mode_kind::redirect, std::memory_order_release);
+void stream_mode::start() noexcept {
   seen_.store(false, std::memory_order_release);
   has_previous_ = false;
   chained_ = 0;
   until_probe_ = probe_left_ = probe_found_ = 0;
-  probe_gap_ = 0;
   redirected_launches_ = 0;
+  if (policy_.start_aside) {
+    // The first launch begins a probe (until_probe_ 0). A probe that finds nothing doubles the
+    // gap: from half the first gap, the next probe comes after first_probe_gap launches.
+    probe_gap_ = std::max(policy_.first_probe_gap / 2, 1u);
+    mode_.store(stream_mode_kind::aside, std::memory_order_release);
+  } else {
+    probe_gap_ = 0;
+    mode_.store(stream_mode_kind::redirect, std::memory_order_release);
+  }
+}
+
+void stream_mode::reset() noexcept {
+  lock_guard lock(locked_);
+  start();
 }
 
 }  // namespace acs

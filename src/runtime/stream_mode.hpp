@@ -19,11 +19,16 @@
 // return to the pool that did not last (the stream stepped aside again within
 // `first_probe_gap` launches): a stream whose parallelism is only occasional does not shuttle.
 //
-// Thread-safe: several application threads may launch on one stream. The mode is one atomic
-// load on the launch path; the rest is taken under a per-stream spin lock, uncontended in
-// practice (an application stream is fed by one thread at a time).
+// Thread-safe: several application threads may launch on one stream. Each launch holds the
+// stream's launch lock (hold_launches) from reading the mode until its kernel was issued or
+// enqueued, so a change of mode and the join or fork that goes with it are one step for the
+// stream's other launches: none of them may reach the stream directly while its pool work is
+// not joined yet, or the pool after stepping aside (docs/design.md, "Never slower"). The lock
+// is uncontended in practice (a stream is fed by one thread at a time), and the driver
+// serialises launches on one stream anyway. The counters are taken under a spin lock.
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 #include "scheduler/byte_range.hpp"
 
@@ -32,20 +37,30 @@ namespace acs {
 enum class stream_mode_kind : std::uint8_t { redirect, aside };
 
 struct stream_mode_policy {
+  // Where a new stream starts (ACS_START_ASIDE): aside, its first launches a probe burst, so
+  // that only a stream that showed parallelism ever pays for the pool; or redirected.
+  bool start_aside = false;
   unsigned chain_to_step_aside = 32;  // consecutive conflicting launches before stepping aside
   unsigned probe_burst = 16;          // launches whose footprints a probe computes
   unsigned probe_independent = 6;     // of those, independent of their predecessor: redirect again
   unsigned first_probe_gap = 256;     // launches between stepping aside and the first probe
   unsigned max_probe_gap = 1u << 16;  // the gap doubles after each probe that finds nothing
+
+  /// @brief The runtime's policy: these defaults, and where streams start from ACS_START_ASIDE.
+  static stream_mode_policy from_settings() noexcept;
 };
 
 class stream_mode {
  public:
-  explicit stream_mode(stream_mode_policy policy = {}) noexcept : policy_(policy) {}
+  explicit stream_mode(stream_mode_policy policy = {}) noexcept : policy_(policy) { start(); }
   stream_mode(const stream_mode&) = delete;
   stream_mode& operator=(const stream_mode&) = delete;
 
-  /// @brief The current mode: one relaxed load.
+  /// @brief Held by a launch on the stream from its first look at the mode until it was issued
+  /// (or enqueued), and by everything that changes the mode together with a join or fork.
+  [[nodiscard]] std::unique_lock<std::mutex> hold_launches() { return std::unique_lock(launches_); }
+
+  /// @brief The current mode: one acquire load.
   stream_mode_kind mode() const noexcept { return mode_.load(std::memory_order_acquire); }
 
   /// @brief What to do with one launch of a stepped-aside stream.
@@ -64,21 +79,29 @@ class stream_mode {
   bool redirected(const access_set& footprint);
 
   /// @brief True for the stream's first launch only: from then on it counts among the
-  /// redirected streams (redirected_streams(), streams.hpp) while its mode is `redirect`.
+  /// redirected streams (redirected_streams(), streams.hpp) while its mode is `redirect` (a
+  /// stream that starts aside is counted when a probe redirects it).
   bool first_launch() noexcept { return !seen_.exchange(true, std::memory_order_acq_rel); }
 
   /// @brief Whether the stream counts among the redirected streams now.
   bool counted() const noexcept { return seen_.load(std::memory_order_acquire) && mode() == stream_mode_kind::redirect; }
 
-  /// @brief Back to new and redirected (the stream is forgotten; its object may serve another).
+  /// @brief Back to new, in the policy's starting mode (the stream is forgotten; its object
+  /// may serve another).
   void reset() noexcept;
 
+  /// @brief The policy's starting mode.
+  bool starts_aside() const noexcept { return policy_.start_aside; }
+
  private:
+  // The starting state (under locked_, or before the object is shared).
+  void start() noexcept;
   class lock_guard;
   // Whether `footprint` conflicts with the previous footprint seen, which it then replaces.
   bool conflicts_with_previous(const access_set& footprint);
 
   stream_mode_policy policy_;
+  std::mutex launches_;
   std::atomic<stream_mode_kind> mode_{stream_mode_kind::redirect};
   std::atomic<bool> seen_{false};
   std::atomic<bool> locked_{false};

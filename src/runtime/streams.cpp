@@ -31,7 +31,7 @@ class mode_pool {
  public:
   stream_mode* take() {
     std::lock_guard lock(mutex_);
-    if (free_.empty()) return new stream_mode;
+    if (free_.empty()) return new stream_mode(stream_mode_policy::from_settings());
     stream_mode* m = free_.back();
     free_.pop_back();
     return m;

@@ -180,6 +180,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.graph_idle_us = p.integer("ACS_GRAPH_IDLE_US", fallback.idle_us, 1, most.idle_us);
   c.check = p.boolean("ACS_CHECK", false);
   c.step_aside = p.boolean("ACS_STEP_ASIDE", true);
+  c.start_aside = p.boolean("ACS_START_ASIDE", true);
   c.trace = p.text("ACS_TRACE");
   c.stats_file = p.text("ACS_STATS_FILE");
   if (!c.stats_file.empty() && c.stats_file.front() != '/') {

@@ -33,6 +33,9 @@
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
 //                                                          boolean, default 1
+//   ACS_START_ASIDE  1: a new stream starts aside, its first 16 launches probed; it goes to
+//                    the pool only once 6 of them were independent of their predecessor
+//                    (with ACS_STEP_ASIDE=1)                boolean, default 1
 //   ACS_TRACE        path of a trace file                  string,  default none
 //   ACS_STATS_FILE   file the acs-stats: line is appended to at exit, one line per
 //                    process, with its pid (counting on even without ACS_STATS)
@@ -107,6 +110,7 @@ struct config {
   unsigned graph_idle_us = default_graph.idle_us;
   bool check = false;
   bool step_aside = true;
+  bool start_aside = true;
   std::string trace;  // empty: no trace
   std::string stats_file;  // empty: none; else absolute
   /// @brief Whether statistics are counted (printed, written, or both).

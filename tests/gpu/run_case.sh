@@ -35,6 +35,12 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ $# -ge 1 && -n "$name" ]] || { echo "usage: run_case.sh --name NAME --lib LIB [options] -- PROGRAM [ARGS...]" >&2; exit 2; }
+# Most cases test the pool paths, which a short program would never reach with streams starting
+# aside (ACS_START_ASIDE, default 1): they start redirected unless the case or the caller says
+# otherwise (the start_aside.* cases run the default).
+if [[ -z "${ACS_START_ASIDE:-}" ]] && ! printf '%s\n' "${acs_env[@]}" | grep -q '^ACS_START_ASIDE='; then
+  acs_env=(ACS_START_ASIDE=0 "${acs_env[@]}")
+fi
 
 if [[ -z "$out_dir" ]]; then
   out_dir=$(mktemp -d)

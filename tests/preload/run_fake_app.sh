@@ -7,7 +7,9 @@
 # itself): otherwise nothing was proved of them. DEFERRED=any: a mode whose check is about
 # something else (side_effects_cuda: the environment at cuInit) needs only the stats line.
 # KEY, if given: a counter of the acs-stats line that must also be non-zero over all runs.
+# The pool paths are under test: streams start redirected unless the caller says otherwise.
 program=$1 libacs=$2 mode=$3 runs=${4:-1} need_deferred=${5:-required} key=${6:-}
+export ACS_START_ASIDE="${ACS_START_ASIDE:-0}"
 env -u LD_PRELOAD "$program" "$mode" || { echo "run_fake_app: $mode failed without acs" >&2; exit 1; }
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

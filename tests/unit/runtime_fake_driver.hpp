@@ -22,6 +22,7 @@
 #include "src/runtime/launch_conditions.hpp"
 #include "interpose/real_driver.hpp"
 #include "src/runtime/streams.hpp"
+#include "src/support/config.hpp"
 #include "src/support/stats.hpp"
 
 namespace acs::runtime_fake {
@@ -33,6 +34,7 @@ struct call {
   CUstream stream;
   CUevent event;
   CUcontext current = nullptr;  // the calling thread's current context (CU_STREAM_LEGACY names its stream)
+  std::uintptr_t tag = 0;       // a launch's tag (dispatch_test::launch), 0 for none
 };
 
 struct fake_state {
@@ -48,6 +50,7 @@ struct fake_state {
   std::set<CUfunction> sass_only;  // kernels whose name the fake does not tell: no PTX is found
   std::vector<call> calls;
   int throw_at_event_create = 0;  // > 0: that many creations throw, as acs's bookkeeping failing
+  std::atomic<int> record_delay_us{0};  // > 0: each event record takes that long (widens races)
 
   template <class T>
   T handle() {
@@ -170,6 +173,7 @@ inline CUresult event_create(CUevent* e, unsigned) {
   return CUDA_SUCCESS;
 }
 inline CUresult event_record(CUevent e, CUstream s) {
+  if (const int us = fake().record_delay_us.load(); us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
   std::lock_guard lock(fake().mutex);
   fake().log({call::record, s, e});
   return CUDA_SUCCESS;
@@ -259,12 +263,13 @@ inline const driver::table& fake_table() {
 // The hooks' closure: remembers the stream it was issued on.
 struct app_launch {
   int status = 0;
+  std::uintptr_t tag = 0;
   std::vector<CUstream> issued;
   static int issue(void* self, CUstream s) {
     auto* l = static_cast<app_launch*>(self);
     l->issued.push_back(s);
     std::lock_guard lock(fake().mutex);
-    fake().log({call::launch, s, nullptr});
+    fake().log({call::launch, s, nullptr, nullptr, l->tag});
     return l->status;
   }
   launch_closure closure() { return {&app_launch::issue, this}; }
@@ -321,9 +326,10 @@ class dispatch_test : public testing::Test {
 
   // Launches f(a, b) on `stream`; returns the stream it ran on.
   CUstream launch(CUstream stream, CUfunction f, address a, address b,
-                  default_stream zero = default_stream::legacy, int status = 0) {
+                  default_stream zero = default_stream::legacy, int status = 0, std::uintptr_t tag = 0) {
     app_launch l;
     l.status = status;
+    l.tag = tag;
     void* params[] = {&a, &b};
     launch_request r;
     r.stream = stream;
@@ -359,6 +365,27 @@ class dispatch_test : public testing::Test {
       if (c.what == call::wait && c.stream == waiter && on_p.count(c.event)) return true;
     }
     return false;
+  }
+  // For each tagged launch in `cs`, the tagged launches it follows by the driver's rules: a
+  // stream runs its calls in order, and a wait makes its stream follow what the event's latest
+  // record followed (the legacy stream's implicit order is not modelled: use created streams).
+  static std::map<std::uintptr_t, std::set<std::uintptr_t>> launch_order(const std::vector<call>& cs) {
+    std::map<CUstream, std::set<std::uintptr_t>> stream_front;
+    std::map<CUevent, std::set<std::uintptr_t>> event_front;
+    std::map<std::uintptr_t, std::set<std::uintptr_t>> follows;
+    for (const call& c : cs) {
+      switch (c.what) {
+        case call::record: event_front[c.event] = stream_front[c.stream]; break;
+        case call::wait: stream_front[c.stream].insert(event_front[c.event].begin(), event_front[c.event].end()); break;
+        case call::launch:
+          if (c.tag == 0) break;
+          follows[c.tag] = stream_front[c.stream];
+          stream_front[c.stream].insert(c.tag);
+          break;
+        case call::create_stream: break;
+      }
+    }
+    return follows;
   }
   device_runtime* runtime_of(CUcontext c) {
     context_entry* e = context_of(fake_table(), c);

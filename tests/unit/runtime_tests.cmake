@@ -15,4 +15,8 @@ add_executable(acs_runtime_unit_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_thread_cache.cpp)
 target_link_libraries(acs_runtime_unit_tests PRIVATE acs_runtime acs_warnings GTest::gtest_main)
 target_compile_definitions(acs_runtime_unit_tests PRIVATE ACS_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
-gtest_discover_tests(acs_runtime_unit_tests PROPERTIES LABELS "unit")
+# The runtime's tests of the pool paths run with streams starting redirected (ACS_START_ASIDE=0);
+# start_aside_test.* checks the default, where a stream starts aside and is probed first.
+gtest_discover_tests(acs_runtime_unit_tests TEST_FILTER "-start_aside_test.*"
+  PROPERTIES LABELS "unit" ENVIRONMENT "ACS_START_ASIDE=0")
+gtest_discover_tests(acs_runtime_unit_tests TEST_FILTER "start_aside_test.*" PROPERTIES LABELS "unit")

@@ -296,5 +296,10 @@ TEST(config, step_aside_can_be_turned_off) {
   EXPECT_FALSE(parse({{"ACS_STEP_ASIDE", "0"}}, nullptr).step_aside);
 }
 
+TEST(config, streams_start_aside_unless_told_otherwise) {
+  EXPECT_TRUE(parse({}, nullptr).start_aside);
+  EXPECT_FALSE(parse({{"ACS_START_ASIDE", "off"}}, nullptr).start_aside);
+}
+
 }  // namespace
 }  // namespace acs

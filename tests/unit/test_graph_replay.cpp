@@ -167,6 +167,7 @@ TEST(graph_replay, first_occurrence_is_replayed_call_by_call_in_order) {
   EXPECT_EQ(f.inner.calls(), (strings{"launch f1(1) on 102", "record 7 on 102", "launch f2(1) on 101",
                                       "wait 101 for 7", "launch f3(1) on 101"}));
   EXPECT_EQ(f.replay.stats().call_by_call, 1u);
+  EXPECT_EQ(f.replay.stats().plain[static_cast<unsigned>(plain_cause::new_shape)], 1u);
   EXPECT_EQ(f.replay.stats().built, 0u);
   EXPECT_EQ(f.inner.live_copies(), 0);
 }
@@ -290,6 +291,7 @@ TEST(graph_replay, a_stream_without_kernels_in_the_segment_keeps_it_call_by_call
   f.replay.flush();
   EXPECT_EQ(f.replay.stats().built, 0u);
   EXPECT_EQ(f.inner.calls(), (strings{"launch f1(0) on 101", "record 8 on 102", "launch f2(0) on 101"}));
+  EXPECT_EQ(f.replay.stats().plain[static_cast<unsigned>(plain_cause::bare_stream)], 1u);
 }
 
 TEST(graph_replay, kernels_it_cannot_describe_are_never_in_a_graph) {
@@ -302,6 +304,7 @@ TEST(graph_replay, kernels_it_cannot_describe_are_never_in_a_graph) {
   }
   EXPECT_EQ(f.replay.stats().built, 0u);
   EXPECT_EQ(f.replay.stats().call_by_call, 3u);
+  EXPECT_EQ(f.replay.stats().plain[static_cast<unsigned>(plain_cause::undescribed)], 3u);
 }
 
 // A query does not flush: an event recorded in the segment is pending (not even issued); any

@@ -804,6 +804,104 @@ TEST_F(step_aside_test, parallelism_found_by_a_probe_brings_the_stream_back_afte
   EXPECT_TRUE(fork);
 }
 
+// [threads_shared] Another thread launching on the stream while it steps aside must not reach
+// the stream before the stream joined its pool work (the launch lock, stream_mode.hpp): its
+// kernel follows its own thread's earlier kernels, which ran on the pool. The join's event
+// record is slowed down so that the other thread's launch comes while the join is under way.
+TEST_F(step_aside_test, threads_shared_a_launch_during_a_step_aside_follows_the_streams_pool_work) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  const address a = make_allocation(), b = make_allocation(), c = make_allocation(), d = make_allocation();
+  stream_target t;
+  ASSERT_TRUE(resolve_stream(fake_table(), s, default_stream::legacy, t));
+  const std::size_t from = mark();
+  // The other thread's chain so far: on the pool.
+  for (std::uintptr_t i = 1; i <= 4; ++i) ASSERT_TRUE(is_pool(launch(s, f, c, d, default_stream::legacy, 0, 100 + i)));
+  fake().record_delay_us = 20'000;
+  std::atomic<bool> stop{false};
+  CUstream other_ran_on = nullptr;
+  std::thread other([&] {
+    make_current(ctx);
+    while (t.mode->mode() != stream_mode_kind::aside && !stop.load()) std::this_thread::yield();
+    if (!stop.load()) other_ran_on = launch(s, f, c, d, default_stream::legacy, 0, 105);
+  });
+  unsigned n = 0;
+  for (std::uintptr_t i = 1; i <= 200 && n == 0; ++i)
+    if (launch(s, f, a, b, default_stream::legacy, 0, i) == s) n = static_cast<unsigned>(i);
+  stop = true;
+  other.join();
+  fake().record_delay_us = 0;
+  ASSERT_NE(n, 0u) << "the chain on (a, b) never stepped aside";
+  ASSERT_EQ(other_ran_on, s) << "the other thread's launch came after the step aside";
+  const auto follows = launch_order(calls_since(from));
+  ASSERT_TRUE(follows.count(105));
+  EXPECT_TRUE(follows.at(105).count(104)) << "the other thread's kernel did not wait for its predecessor on the pool";
+  EXPECT_TRUE(follows.at(n).count(n - 1)) << "the first kernel aside did not wait for the chain's pool kernels";
+}
+
+// ---------------------------------------------------------------- starting aside
+// (ACS_START_ASIDE, default on: registered without ACS_START_ASIDE=0, runtime_tests.cmake.) A
+// new stream's first launches go straight to it while their footprints are probed; only a
+// stream that showed parallelism reaches the pool.
+
+class start_aside_test : public step_aside_test {
+ protected:
+  void SetUp() override {
+    step_aside_test::SetUp();
+    if (!settings().start_aside) GTEST_SKIP() << "ACS_START_ASIDE=0 in the environment";
+  }
+};
+
+TEST_F(start_aside_test, a_dependent_chain_never_reaches_the_pool) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  const address a = make_allocation(), b = make_allocation();
+  const std::size_t from = mark();
+  for (int i = 0; i < 600; ++i) ASSERT_EQ(launch(s, f, a, b), s) << "launch " << i;
+  EXPECT_FALSE(has_event_calls(calls_since(from)));
+  EXPECT_EQ(redirected_streams().load(), 0);
+}
+
+TEST_F(start_aside_test, parallelism_in_the_first_launches_brings_the_stream_to_the_pool_after_a_fork) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  const address a = make_allocation(), b = make_allocation(), c = make_allocation(), d = make_allocation();
+  const std::size_t from = mark();
+  // Two chains alternately: every launch after the first is independent of its predecessor.
+  CUstream on = s;
+  std::uintptr_t n = 0;
+  while (on == s && n < 100) {
+    ++n;
+    on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d, default_stream::legacy, 0, n);
+  }
+  ASSERT_TRUE(is_pool(on));
+  EXPECT_EQ(n, 7u) << "the 6th independent launch of the first probe redirects it";
+  EXPECT_GT(redirected_streams().load(), 0);
+  // The first pool kernel follows the direct launch of its chain before it.
+  const auto follows = launch_order(calls_since(from));
+  EXPECT_TRUE(follows.at(n).count(n - 2));
+}
+
+TEST_F(start_aside_test, a_stream_without_parallelism_is_probed_again_later) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  const address a = make_allocation(), b = make_allocation(), c = make_allocation(), d = make_allocation();
+  for (int i = 0; i < 16; ++i) ASSERT_EQ(launch(s, f, a, b), s);  // the first probe: a chain
+  // Parallelism from now on: the next probe comes after 256 direct launches, and finds it.
+  unsigned n = 0;
+  for (CUstream on = s; on == s && n < 1000; ++n) on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d);
+  EXPECT_GT(n, 256u);
+  EXPECT_LE(n, 256u + 16u);
+}
+
 TEST(runtime_stats, machine_line_has_every_key) {
   stats::summary s;
   s.kernels_seen = 10;

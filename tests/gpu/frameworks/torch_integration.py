@@ -109,7 +109,7 @@ def train():
 which = sys.argv[1] if len(sys.argv) > 1 else "inception"
 if which == "inception":
     torch.manual_seed(0)
-    inference(inception_net(), "inception", 64)
+    inference(inception_net(), "inception", 160)
 elif which == "googlenet":
     googlenet()
 elif which == "train":
