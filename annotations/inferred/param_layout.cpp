@@ -49,6 +49,11 @@ const param_layout* layout_cache::lookup_slow(const void* function, std::uint64_
   return layout;
 }
 
+bool layout_cache::cached(const void* function) {
+  std::shared_lock lock(mutex_);
+  return known_.contains(function);
+}
+
 void layout_cache::clear() noexcept {
   std::unique_lock lock(mutex_);
   known_.clear();

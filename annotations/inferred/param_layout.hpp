@@ -69,6 +69,10 @@ class layout_cache {
   /// @brief The layout of `function`, or nullptr when it cannot be read.
   const param_layout* find(const void* function);
 
+  /// @brief Whether `function`'s layout (or its unreadability) is known already: find() would
+  /// not ask the reader.
+  bool cached(const void* function);
+
   /// @brief Modules were unloaded: a handle may now name another kernel. Forget all.
   void clear() noexcept;
 

@@ -8,6 +8,7 @@
 
 #include "src/runtime/cuda_backend.hpp"
 #include "src/runtime/launch_conditions.hpp"
+#include "src/support/log.hpp"
 
 namespace acs {
 
@@ -61,7 +62,11 @@ bool cuda_backend::describe(const void* kernel, kernel_identity* out) {
 backend_status cuda_backend::graph_instantiate(const graph_description& graph, graph_handle* out) {
   auto g = std::make_unique<cuda_graph>();
   CUresult r = cuda_.cuGraphCreate_(&g->graph, 0);
-  if (r != CUDA_SUCCESS) return r;
+  if (r != CUDA_SUCCESS) {
+    log::print_once(log_level::warn, "graph:create", "graph replay: cuGraphCreate failed (CUresult {})",
+                    static_cast<int>(r));
+    return r;
+  }
   std::vector<CUgraphNode> deps;
   for (std::size_t i = 0; i < graph.node_count && r == CUDA_SUCCESS; ++i) {
     deps.clear();
@@ -74,8 +79,13 @@ backend_status cuda_backend::graph_instantiate(const graph_description& graph, g
     g->nodes.push_back(node);
     g->values.push_back(d.values);
   }
+  const char* step = r == CUDA_SUCCESS ? "cuGraphInstantiateWithFlags" : "cuGraphAddKernelNode";
   if (r == CUDA_SUCCESS) r = cuda_.cuGraphInstantiateWithFlags_(&g->exec, g->graph, 0);
   if (r != CUDA_SUCCESS) {
+    // Said once: a user of ACS_GRAPH=auto should see why no graph is ever built.
+    log::print_once(log_level::warn, "graph:instantiate",
+                    "graph replay: building a graph failed in {} (CUresult {}); such segments run call by call",
+                    step, static_cast<int>(r));
     cuda_.cuGraphDestroy_(g->graph);
     return r;
   }
@@ -90,7 +100,11 @@ backend_status cuda_backend::graph_update(graph_handle exec, const graph_descrip
     const detached_launch& d = launch_of(graph.kernels[i]);
     if (d.values == g.values[i]) continue;  // unchanged: the cheapest replay
     const CUDA_KERNEL_NODE_PARAMS_v2 p = node_params(d);
-    if (const CUresult r = cuda_.cuGraphExecKernelNodeSetParams_(g.exec, g.nodes[i], &p); r != CUDA_SUCCESS) return r;
+    if (const CUresult r = cuda_.cuGraphExecKernelNodeSetParams_(g.exec, g.nodes[i], &p); r != CUDA_SUCCESS) {
+      log::print_once(log_level::warn, "graph:update",
+                      "graph replay: updating a graph failed (CUresult {}); it is built again", static_cast<int>(r));
+      return r;
+    }
     g.values[i] = d.values;
   }
   return CUDA_SUCCESS;

@@ -205,16 +205,23 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
       return issue_directly(launch, r, pass_reason::capturing, then::barrier);
     ACS_STAGE(capture);
 
-    rt = runtime_for_launch(*cuda, *t.context);
-    if (rt == nullptr || is_broken(*rt)) return issue_directly(launch, r, pass_reason::internal_error, then::barrier);
+    // A probe needs no scheduler unless it redirects the stream: a program in which acs finds
+    // no parallelism never pays for one (pool streams, events, issuing threads).
+    if (!probe) {
+      rt = runtime_for_launch(*cuda, *t.context);
+      if (rt == nullptr || is_broken(*rt)) return issue_directly(launch, r, pass_reason::internal_error, then::barrier);
+    }
     ACS_STAGE(runtime);
 
     declared::launch_footprint& footprint = scratch_footprint();
-    plan_launch(r, footprint);
+    const bool settled = plan_launch(r, footprint);
     if (probe) {
-      if (!mode.probed(footprint.access)) return launch_aside(launch, r);
-      // Redirected again: later pool kernels follow what ran on the stream meanwhile.
+      // A provisional footprint says nothing about parallelism: the probe waits for the next launch.
+      if (!settled || !mode.probed(footprint.access)) return launch_aside(launch, r);
+      // Redirected (again): later pool kernels follow what ran on the stream meanwhile.
       redirected_streams().fetch_add(1, std::memory_order_acq_rel);
+      rt = runtime_for_launch(*cuda, *t.context);
+      if (rt == nullptr || is_broken(*rt)) return issue_directly(launch, r, pass_reason::internal_error, then::barrier);
       rt->sched.barrier(t.stream);
     } else if (adapt && mode.redirected(footprint.access)) {
       // Stepping aside: the stream takes in its pool work first, then its kernels go to it. The

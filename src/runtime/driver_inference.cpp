@@ -1,5 +1,8 @@
 #include "src/runtime/driver_inference.hpp"
 
+#include <atomic>
+#include <memory>
+
 #include "src/runtime/background.hpp"
 
 #include "src/support/config.hpp"
@@ -186,8 +189,23 @@ words_status pointer_arguments(CUfunction function, void* const* params, void* c
   return pointer_arguments(s.layouts.find(function), params, extra, device_allocations(), s.probe, out);
 }
 
+// Analyses posted to the background thread and not finished.
+std::atomic<int> analyses_ahead{0};
+
+bool layout_ready(CUfunction function) noexcept {
+  return analyses_ahead.load(std::memory_order_acquire) == 0 || sources().layouts.cached(function);
+}
+
 void read_code_ahead(const void* handle) noexcept {
-  background::post([handle] {
+  // Counted until the job is gone, run or dropped (background::post may drop it).
+  std::shared_ptr<void> pending;
+  try {
+    analyses_ahead.fetch_add(1, std::memory_order_acq_rel);
+    pending = std::shared_ptr<void>(nullptr, [](void*) { analyses_ahead.fetch_sub(1, std::memory_order_acq_rel); });
+  } catch (...) {  // the deleter ran: not counted
+    return;
+  }
+  background::post([handle, pending] {
     const driver::table* cuda = driver::real();
     int major = 0, minor = 0;
     // Device ordinal 0: no context is needed to ask, and most processes have one kind of GPU.

@@ -24,9 +24,15 @@ const param_layout* layout_of(CUfunction function);
 
 /// @brief Code was loaded as `handle` (recorded in process_code()): its PTX is read on acs's
 /// background thread for the first device's compute capability, so that the first launch of its
-/// kernels does not wait for that (a module's analysis can take milliseconds). A first launch
-/// that comes sooner waits for it; one on a device of another capability reads its own.
+/// kernels does not wait for that (a module's analysis can take tens of milliseconds). A launch
+/// that comes sooner does not wait either (layout_ready): it counts as touching everything; one
+/// on a device of another capability reads its own.
 void read_code_ahead(const void* handle) noexcept;
+
+/// @brief Whether `function`'s footprint can be inferred now without waiting: its layout is
+/// known, or no code is being analysed ahead (a module's PTX analysis can take tens of
+/// milliseconds, which a launch should not wait for: footprint.hpp).
+bool layout_ready(CUfunction function) noexcept;
 
 /// @brief Modules or libraries were unloaded: function handles may be reused, so
 /// cached layouts are dropped. Hooks call it from cuModuleUnload / cuLibraryUnload.

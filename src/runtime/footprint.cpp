@@ -23,21 +23,26 @@ const inference::inference_options& inference_settings() noexcept {
 
 void launch_passed_through() noexcept { declared::discard_pending(); }
 
-void plan_launch(const launch_request& request, declared::launch_footprint& out) {
+bool plan_launch(const launch_request& request, declared::launch_footprint& out) {
   if (declared::take(request.function, request.params, out, request.extra)) {
     // Declared or not, kernels on pinned host memory keep their order (docs/design.md rule 11).
     if (inference_settings().order_host_mapped) inference::order_host_memory(device_allocations(), out.access);
-    return;
+    return true;
   }
   access_set& access = out.access;
   if (settings().infer == infer_mode::off) {
     access.reads.clear();
     access.writes.assign(1, whole_address_space);
-    return;
+    return true;
+  }
+  if (!inference::layout_ready(request.function)) {
+    access.reads.clear();
+    access.writes.assign(1, whole_address_space);
+    return false;
   }
   const inference::inference_result r =
       inference::infer(request.function, request.params, request.extra, inference_settings(), access);
-  if (r == inference::inference_result::inferred) return;
+  if (r == inference::inference_result::inferred) return true;
   ACS_LOG_DEBUG("{} of function {}: footprint unknown ({}); it waits for everything before it", request.api,
                 static_cast<const void*>(request.function), inference::to_string(r));
   switch (r) {
@@ -59,6 +64,7 @@ void plan_launch(const launch_request& request, declared::launch_footprint& out)
       break;
     default: break;
   }
+  return true;
 }
 
 }  // namespace acs

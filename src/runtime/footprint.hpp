@@ -12,8 +12,11 @@
 namespace acs {
 
 /// @brief Fills `out` (reused: reset first) for `request`. `out.barrier_before`
-/// asks for a barrier on the launch's stream before it is dispatched.
-void plan_launch(const launch_request& request, declared::launch_footprint& out);
+/// asks for a barrier on the launch's stream before it is dispatched. Returns false when the
+/// footprint is provisional: the kernel's code is still being analysed ahead, and rather than
+/// wait for it (tens of milliseconds for a large module) the launch counts as touching
+/// everything, which is sound; its later launches get the real footprint.
+bool plan_launch(const launch_request& request, declared::launch_footprint& out);
 
 /// @brief The launch passes straight through: a pending declaration or barrier
 /// must not leak onto a later launch of this thread.

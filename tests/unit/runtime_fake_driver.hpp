@@ -281,6 +281,18 @@ class dispatch_test : public testing::Test {
     driver::use_for_testing(&fake_table());
     context_stack.clear();
     code_loaded(&fake_module, false, fake_kernel_ptx);
+    // Until its PTX is analysed: a launch before that would count as touching everything.
+    ASSERT_TRUE(analyses_done()) << "the fake module's PTX was not analysed within 10 s";
+  }
+  // Until nothing is analysed ahead any more (inference::layout_ready), at most 10 s.
+  static bool analyses_done() {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    const CUfunction never_launched = unknown_handle<CUfunction>();
+    while (!inference::layout_ready(never_launched)) {
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
   }
   void TearDown() override { context_stack.clear(); }
 

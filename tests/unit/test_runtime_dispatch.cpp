@@ -19,6 +19,7 @@
 
 #include "annotations/inferred/allocation_map.hpp"
 #include "src/runtime/dispatch.hpp"
+#include "src/runtime/background.hpp"
 #include "src/runtime/capture.hpp"
 #include "src/runtime/driver_inference.hpp"
 #include "src/runtime/devices.hpp"
@@ -854,6 +855,30 @@ class start_aside_test : public step_aside_test {
   }
 };
 
+TEST_F(start_aside_test, a_probe_does_not_wait_for_code_being_analysed) {
+  const CUcontext ctx = make_device();
+  make_current(ctx);
+  const CUstream s = make_stream(ctx);
+  const CUfunction f = make_kernel();
+  const address a = make_allocation(), b = make_allocation(), c = make_allocation(), d = make_allocation();
+  // Hold the background thread, and load code behind it: its analysis stays pending.
+  std::atomic<bool> release{false};
+  background::post([&release] {
+    while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  static const int other_module = 0;
+  code_loaded(&other_module, false, fake_kernel_ptx);
+  ASSERT_FALSE(inference::layout_ready(f));
+  // Independent launches: each goes to the stream at once, and none counts for the probe.
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(launch(s, f, i % 2 ? a : c, i % 2 ? b : d), s) << i;
+  release = true;
+  ASSERT_TRUE(analyses_done());
+  // The probe (never consumed) sees them now: redirected at its 6th independent launch.
+  unsigned n = 0;
+  for (CUstream on = s; on == s && n < 100; ++n) on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d);
+  EXPECT_EQ(n, 7u);
+}
+
 TEST_F(start_aside_test, a_dependent_chain_never_reaches_the_pool) {
   const CUcontext ctx = make_device();
   make_current(ctx);
@@ -864,6 +889,7 @@ TEST_F(start_aside_test, a_dependent_chain_never_reaches_the_pool) {
   for (int i = 0; i < 600; ++i) ASSERT_EQ(launch(s, f, a, b), s) << "launch " << i;
   EXPECT_FALSE(has_event_calls(calls_since(from)));
   EXPECT_EQ(redirected_streams().load(), 0);
+  EXPECT_EQ(runtime_of(ctx), nullptr) << "a scheduler (pool streams, events, threads) was made for nothing";
 }
 
 TEST_F(start_aside_test, parallelism_in_the_first_launches_brings_the_stream_to_the_pool_after_a_fork) {
@@ -882,6 +908,7 @@ TEST_F(start_aside_test, parallelism_in_the_first_launches_brings_the_stream_to_
   }
   ASSERT_TRUE(is_pool(on));
   EXPECT_EQ(n, 7u) << "the 6th independent launch of the first probe redirects it";
+  EXPECT_NE(runtime_of(ctx), nullptr);
   EXPECT_GT(redirected_streams().load(), 0);
   // The first pool kernel follows the direct launch of its chain before it.
   const auto follows = launch_order(calls_since(from));
