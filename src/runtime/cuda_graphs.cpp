@@ -20,14 +20,26 @@ struct cuda_graph {
   CUgraph graph = nullptr;
   CUgraphExec exec = nullptr;
   std::vector<CUgraphNode> nodes;
+  std::vector<CUfunction> functions;  // each node's function in this context (node_function)
   std::vector<std::vector<unsigned char>> values;
 };
 
 const detached_launch& launch_of(const void* kernel) noexcept { return *static_cast<const detached_launch*>(kernel); }
 
-CUDA_KERNEL_NODE_PARAMS_v2 node_params(const detached_launch& d) noexcept {
+// The function a kernel node runs. cuLaunchKernel accepts a CUkernel cast to CUfunction, and
+// static cudart launches that way; a graph node does not (cuGraphAddKernelNode: CUDA_ERROR_INVALID_HANDLE,
+// seen on the H200), so a CUkernel is resolved to its function in the current context first.
+CUfunction node_function(const driver::table& cuda, CUfunction f) noexcept {
+  CUfunction resolved = nullptr;
+  if (cuda.cuKernelGetFunction_ != nullptr &&
+      cuda.cuKernelGetFunction_(&resolved, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && resolved != nullptr)
+    return resolved;
+  return f;
+}
+
+CUDA_KERNEL_NODE_PARAMS_v2 node_params(const detached_launch& d, CUfunction function) noexcept {
   CUDA_KERNEL_NODE_PARAMS_v2 p{};
-  p.func = d.function;
+  p.func = function;
   p.gridDimX = d.shape.grid[0];
   p.gridDimY = d.shape.grid[1];
   p.gridDimZ = d.shape.grid[2];
@@ -73,10 +85,12 @@ backend_status cuda_backend::graph_instantiate(const graph_description& graph, g
     for (std::size_t e = 0; e < graph.edge_count; ++e)
       if (graph.edges[e].to == i) deps.push_back(g->nodes[graph.edges[e].from]);
     const detached_launch& d = launch_of(graph.kernels[i]);
-    const CUDA_KERNEL_NODE_PARAMS_v2 p = node_params(d);
+    const CUfunction function = node_function(cuda_, d.function);
+    const CUDA_KERNEL_NODE_PARAMS_v2 p = node_params(d, function);
     CUgraphNode node = nullptr;
     r = cuda_.cuGraphAddKernelNode_(&node, g->graph, deps.data(), deps.size(), &p);
     g->nodes.push_back(node);
+    g->functions.push_back(function);
     g->values.push_back(d.values);
   }
   const char* step = r == CUDA_SUCCESS ? "cuGraphInstantiateWithFlags" : "cuGraphAddKernelNode";
@@ -99,7 +113,7 @@ backend_status cuda_backend::graph_update(graph_handle exec, const graph_descrip
   for (std::size_t i = 0; i < graph.node_count; ++i) {
     const detached_launch& d = launch_of(graph.kernels[i]);
     if (d.values == g.values[i]) continue;  // unchanged: the cheapest replay
-    const CUDA_KERNEL_NODE_PARAMS_v2 p = node_params(d);
+    const CUDA_KERNEL_NODE_PARAMS_v2 p = node_params(d, g.functions[i]);  // same shape: same kernel
     if (const CUresult r = cuda_.cuGraphExecKernelNodeSetParams_(g.exec, g.nodes[i], &p); r != CUDA_SUCCESS) {
       log::print_once(log_level::warn, "graph:update",
                       "graph replay: updating a graph failed (CUresult {}); it is built again", static_cast<int>(r));

@@ -214,7 +214,7 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     ACS_STAGE(runtime);
 
     declared::launch_footprint& footprint = scratch_footprint();
-    const bool settled = plan_launch(r, footprint);
+    const bool settled = plan_launch(r, footprint, /*may_wait=*/!probe);
     if (probe) {
       // A provisional footprint says nothing about parallelism: the probe waits for the next launch.
       if (!settled || !mode.probed(footprint.access)) return launch_aside(launch, r);

@@ -24,9 +24,9 @@ const param_layout* layout_of(CUfunction function);
 
 /// @brief Code was loaded as `handle` (recorded in process_code()): its PTX is read on acs's
 /// background thread for the first device's compute capability, so that the first launch of its
-/// kernels does not wait for that (a module's analysis can take tens of milliseconds). A launch
-/// that comes sooner does not wait either (layout_ready): it counts as touching everything; one
-/// on a device of another capability reads its own.
+/// kernels does not wait for that (a module's analysis can take tens of milliseconds). A probe
+/// that comes sooner does not wait either (layout_ready, footprint.hpp); a launch for the pool
+/// waits for it; one on a device of another capability reads its own.
 void read_code_ahead(const void* handle) noexcept;
 
 /// @brief Whether `function`'s footprint can be inferred now without waiting: its layout is

@@ -23,7 +23,7 @@ const inference::inference_options& inference_settings() noexcept {
 
 void launch_passed_through() noexcept { declared::discard_pending(); }
 
-bool plan_launch(const launch_request& request, declared::launch_footprint& out) {
+bool plan_launch(const launch_request& request, declared::launch_footprint& out, bool may_wait) {
   if (declared::take(request.function, request.params, out, request.extra)) {
     // Declared or not, kernels on pinned host memory keep their order (docs/design.md rule 11).
     if (inference_settings().order_host_mapped) inference::order_host_memory(device_allocations(), out.access);
@@ -35,7 +35,7 @@ bool plan_launch(const launch_request& request, declared::launch_footprint& out)
     access.writes.assign(1, whole_address_space);
     return true;
   }
-  if (!inference::layout_ready(request.function)) {
+  if (!may_wait && !inference::layout_ready(request.function)) {
     access.reads.clear();
     access.writes.assign(1, whole_address_space);
     return false;

@@ -12,11 +12,12 @@
 namespace acs {
 
 /// @brief Fills `out` (reused: reset first) for `request`. `out.barrier_before`
-/// asks for a barrier on the launch's stream before it is dispatched. Returns false when the
-/// footprint is provisional: the kernel's code is still being analysed ahead, and rather than
-/// wait for it (tens of milliseconds for a large module) the launch counts as touching
-/// everything, which is sound; its later launches get the real footprint.
-bool plan_launch(const launch_request& request, declared::launch_footprint& out);
+/// asks for a barrier on the launch's stream before it is dispatched. With `may_wait` false
+/// (a probe of a stream acs stepped aside from), a launch whose kernel's code is still being
+/// analysed ahead does not wait for it (tens of milliseconds for a large module): its
+/// footprint is then everything, and false is returned (provisional). A launch going to the
+/// pool waits, once per module, so that its footprint is the real one.
+bool plan_launch(const launch_request& request, declared::launch_footprint& out, bool may_wait);
 
 /// @brief The launch passes straight through: a pending declaration or barrier
 /// must not leak onto a later launch of this thread.

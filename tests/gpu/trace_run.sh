@@ -77,7 +77,8 @@ if [[ -z "$lib" || ! -f "$lib" ]]; then
 fi
 
 rm -f "$trace"
-run acs "${unset_acs[@]}" LD_PRELOAD="$lib" ACS_TRACE="$trace" ACS_STATS=1 "${acs_env[@]}" -- "$@"
+# The traces check pool work: streams start redirected (ACS_START_ASIDE=0) unless --acs-env says otherwise.
+run acs "${unset_acs[@]}" LD_PRELOAD="$lib" ACS_TRACE="$trace" ACS_STATS=1 ACS_START_ASIDE=0 "${acs_env[@]}" -- "$@"
 [[ $rc_acs -eq $rc_native ]] || fail "exit status differs: native $rc_native, acs $rc_acs"
 if ! cmp -s "$base.native.out" "$base.acs.out"; then
   fail "stdout differs from the native run"
