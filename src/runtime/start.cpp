@@ -130,10 +130,16 @@ constinit std::atomic<bool> cuda_set_up{false};
 
 }  // namespace
 
+namespace {
+// Set once the services are connected and tracing decided: every later call is one load.
+constinit std::atomic<bool> started{false};
+}  // namespace
+
 void runtime_started() noexcept {
-  if (process::forked_child()) return;
+  if (started.load(std::memory_order_acquire) || process::forked_child()) return;
   connect_once();
   trace::start_once(trace_options);
+  if (trace::start_decided()) started.store(true, std::memory_order_release);
 }
 
 // Every thread's first CUDA call waits until the first one has set the environment up: its own

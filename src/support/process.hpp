@@ -5,16 +5,24 @@
 //  * whether this is a child forked after that (rule 13): acs's threads and locks stayed in the
 //    parent, so the child passes every call straight through and does no work at exit. (A child
 //    forked before the program used CUDA is a fresh process for acs.)
+#include <atomic>
+
 namespace acs::process {
 
+namespace detail {
+extern constinit std::atomic<bool> used;
+extern constinit std::atomic<bool> child;
+}  // namespace detail
+
 /// @brief Whether a CUDA call was seen in this process (or its parent, before a fork).
-bool cuda_used() noexcept;
+inline bool cuda_used() noexcept { return detail::used.load(std::memory_order_relaxed); }
 
 /// @brief Records that the program makes a CUDA call; true for the first one only.
 bool note_cuda_used() noexcept;
 
-/// @brief Whether this is a child forked after acs started: everything passes through.
-bool forked_child() noexcept;
+/// @brief Whether this is a child forked after acs started: everything passes through. Inline:
+/// every hook asks, several times.
+inline bool forked_child() noexcept { return detail::child.load(std::memory_order_relaxed); }
 
 /// @brief The pthread_atfork child handler's part: marks the child if CUDA was used before.
 void after_fork_in_child() noexcept;

@@ -423,6 +423,8 @@ bool start_once(options (*make)()) noexcept {
   }
 }
 
+bool start_decided() noexcept { return decided.load(std::memory_order_acquire); }
+
 bool collecting() noexcept { return on.load(std::memory_order_relaxed); }
 
 dispatch_observer* new_observer(unsigned device) noexcept {

@@ -67,6 +67,9 @@ bool start(const options& opts) noexcept;
 /// calls cost one atomic load. Safe to call at the top of every launch.
 bool start_once(options (*make)()) noexcept;
 
+/// @brief Whether start() or start_once() has decided, for good, whether tracing is on.
+bool start_decided() noexcept;
+
 /// @brief Whether collection is on: one relaxed load.
 bool collecting() noexcept;
 
