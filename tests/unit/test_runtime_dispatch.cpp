@@ -721,6 +721,21 @@ class step_aside_test : public dispatch_test {
   static bool has_event_calls(const std::vector<call>& cs) {
     return std::any_of(cs.begin(), cs.end(), [](const call& c) { return c.what == call::record || c.what == call::wait; });
   }
+  // A device made current, one stream of it, a kernel f(a, b) and four buffers.
+  struct scene {
+    CUcontext ctx;
+    CUstream s;
+    CUfunction f;
+    address a, b, c, d;
+  };
+  scene make_scene() {
+    const CUcontext ctx = make_device();
+    make_current(ctx);
+    const CUstream s = make_stream(ctx);
+    const CUfunction f = make_kernel();
+    const address a = make_allocation(), b = make_allocation(), c = make_allocation(), d = make_allocation();
+    return {ctx, s, f, a, b, c, d};
+  }
 };
 
 TEST_F(step_aside_test, a_dependent_chain_leaves_the_pool_after_joining_its_stream) {
@@ -810,11 +825,7 @@ TEST_F(step_aside_test, parallelism_found_by_a_probe_brings_the_stream_back_afte
 // kernel follows its own thread's earlier kernels, which ran on the pool. The join's event
 // record is slowed down so that the other thread's launch comes while the join is under way.
 TEST_F(step_aside_test, threads_shared_a_launch_during_a_step_aside_follows_the_streams_pool_work) {
-  const CUcontext ctx = make_device();
-  make_current(ctx);
-  const CUstream s = make_stream(ctx);
-  const CUfunction f = make_kernel();
-  const address a = make_allocation(), b = make_allocation(), c = make_allocation(), d = make_allocation();
+  const auto [ctx, s, f, a, b, c, d] = make_scene();
   stream_target t;
   ASSERT_TRUE(resolve_stream(fake_table(), s, default_stream::legacy, t));
   const std::size_t from = mark();
@@ -856,11 +867,7 @@ class start_aside_test : public step_aside_test {
 };
 
 TEST_F(start_aside_test, a_probe_does_not_wait_for_code_being_analysed) {
-  const CUcontext ctx = make_device();
-  make_current(ctx);
-  const CUstream s = make_stream(ctx);
-  const CUfunction f = make_kernel();
-  const address a = make_allocation(), b = make_allocation(), c = make_allocation(), d = make_allocation();
+  const auto [ctx, s, f, a, b, c, d] = make_scene();
   // Hold the background thread, and load code behind it: its analysis stays pending.
   std::atomic<bool> release{false};
   background::post([&release] {
@@ -880,11 +887,7 @@ TEST_F(start_aside_test, a_probe_does_not_wait_for_code_being_analysed) {
 }
 
 TEST_F(start_aside_test, a_dependent_chain_never_reaches_the_pool) {
-  const CUcontext ctx = make_device();
-  make_current(ctx);
-  const CUstream s = make_stream(ctx);
-  const CUfunction f = make_kernel();
-  const address a = make_allocation(), b = make_allocation();
+  const auto [ctx, s, f, a, b, c, d] = make_scene();
   const std::size_t from = mark();
   for (int i = 0; i < 600; ++i) ASSERT_EQ(launch(s, f, a, b), s) << "launch " << i;
   EXPECT_FALSE(has_event_calls(calls_since(from)));
@@ -893,11 +896,7 @@ TEST_F(start_aside_test, a_dependent_chain_never_reaches_the_pool) {
 }
 
 TEST_F(start_aside_test, parallelism_in_the_first_launches_brings_the_stream_to_the_pool_after_a_fork) {
-  const CUcontext ctx = make_device();
-  make_current(ctx);
-  const CUstream s = make_stream(ctx);
-  const CUfunction f = make_kernel();
-  const address a = make_allocation(), b = make_allocation(), c = make_allocation(), d = make_allocation();
+  const auto [ctx, s, f, a, b, c, d] = make_scene();
   const std::size_t from = mark();
   // Two chains alternately: every launch after the first is independent of its predecessor.
   CUstream on = s;
@@ -916,11 +915,7 @@ TEST_F(start_aside_test, parallelism_in_the_first_launches_brings_the_stream_to_
 }
 
 TEST_F(start_aside_test, a_stream_without_parallelism_is_probed_again_later) {
-  const CUcontext ctx = make_device();
-  make_current(ctx);
-  const CUstream s = make_stream(ctx);
-  const CUfunction f = make_kernel();
-  const address a = make_allocation(), b = make_allocation(), c = make_allocation(), d = make_allocation();
+  const auto [ctx, s, f, a, b, c, d] = make_scene();
   for (int i = 0; i < 16; ++i) ASSERT_EQ(launch(s, f, a, b), s);  // the first probe: a chain
   // Parallelism from now on: the next probe comes after 256 direct launches, and finds it.
   unsigned n = 0;
