@@ -16,13 +16,16 @@
 #   --reps N     timed reps per variant (default 5; median reported, after 1 warm-up)
 #
 # Environment: ACS_LIB=/path/libacs.so uses that library instead of building one;
+# ACS_BENCH_GRAPH_CONFIGS (grep -E, default '-short$|-k1$|-k6$|^dynnn-') the configurations also
+# run with graph replay (ACS_GRAPH=auto), whose rows go to DIR/short_kernels.csv;
 # ACS_BENCH_JOBS build parallelism (default 16); ACS_BENCH_DEADLINE seconds after which
 # the remaining configurations are skipped (default 540); CUDA_ARCH (default 90).
 # ACS_* settings such as ACS_WINDOW or ACS_STREAMS reach the runs under the preload.
 #
 # Writes DIR/bench.csv (one row per configuration, mode and variant), DIR/acs_stats.txt
 # (the acs-stats lines of the preloaded runs), DIR/runs.log (every program's output),
-# DIR/summary.md and, with matplotlib, DIR/speedup.png and DIR/kernel_length.png.
+# DIR/summary.md, DIR/short_kernels.csv and, with matplotlib, DIR/speedup.png and
+# DIR/kernel_length.png.
 # Exit status: 0 when every run passed its bit-for-bit check; 1 otherwise; 0 without a GPU.
 set -uo pipefail
 
@@ -42,12 +45,14 @@ while [ $# -gt 0 ]; do
     --no-build) do_build=0 ;;
     --reps) reps=$2; shift ;;
     --real) shift; exec "$root/scripts/bench_real.sh" "$@" ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 jobs=${ACS_BENCH_JOBS:-16}
+# Configurations also run under ACS_GRAPH=auto (mode acs_graph; short_kernels.csv).
+graph_configs=${ACS_BENCH_GRAPH_CONFIGS:-'-short$|-k1$|-k6$|^dynnn-'}
 deadline=${ACS_BENCH_DEADLINE:-540}
 run_timeout=${ACS_BENCH_RUN_TIMEOUT:-90}
 t0=$(date +%s)
@@ -111,7 +116,7 @@ echo "== built in $(elapsed) s; libacs.so: ${lib:-none}"
 csv=$out/bench.csv
 stats=$out/acs_stats.txt
 log=$out/runs.log
-rm -f "$csv" "$stats" "$log" "$out/summary.md" "$out/speedup.png" "$out/kernel_length.png"
+rm -f "$csv" "$stats" "$log" "$out/summary.md" "$out/short_kernels.csv" "$out/speedup.png" "$out/kernel_length.png"
 failures=()
 skipped=()
 qflag=()
@@ -162,6 +167,10 @@ bench() {  # name binary args...
     run_one "$name" acs_infer LD_PRELOAD="$lib" ACS_INFER=alloc -- "$bin" "${common[@]}" --variants serial
     run_one "$name" acs_const LD_PRELOAD="$lib" ACS_INFER=const -- "$bin" "${common[@]}" --variants serial
     run_one "$name" acs_annot LD_PRELOAD="$lib" -- "$bin" "${common[@]}" --variants annotated
+    # Short kernels (the host's launch rate bounds them): also with graph replay (issue 16).
+    if echo "$name" | grep -Eq -- "$graph_configs"; then
+      run_one "$name" acs_graph LD_PRELOAD="$lib" ACS_INFER=alloc ACS_GRAPH=auto -- "$bin" "${common[@]}" --variants serial
+    fi
     run_one "$name" acs_stats LD_PRELOAD="$lib" ACS_INFER=alloc ACS_STATS=1 -- "$bin" \
       --csv /dev/null --reps 1 --cycles-per-us "$cycles" "${qflag[@]}" "${args[@]}" --variants serial
   fi

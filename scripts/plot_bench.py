@@ -5,7 +5,10 @@ Reads the CSV the benchmark programs append to (one row per configuration, mode 
 variant) and writes, into --out:
   summary.md          the targets, then a Markdown table of ratios (last);
   speedup.png         speed-up over serial per configuration       (needs matplotlib);
-  kernel_length.png   speed-up against kernel length, random DAG   (needs matplotlib).
+  kernel_length.png   speed-up against kernel length, random DAG   (needs matplotlib);
+  short_kernels.csv   workload,serial_ms,graph_ms,acs_nograph_ms,acs_ms for every configuration
+                      run under ACS_GRAPH=auto (issue 16's table: acs without and with graph replay
+                      against the program's own CUDA graph).
 
 Every ratio compares times from the same run. T is the median GPU time of one rep (CUDA
 events around the whole rep, after a warm-up):
@@ -47,6 +50,7 @@ KEYS = {  # column name -> (mode, variant)
     "acs_infer": ("acs_infer", "serial"),
     "acs_const": ("acs_const", "serial"),
     "acs_annot": ("acs_annot", "annotated"),
+    "acs_graph": ("acs_graph", "serial"),
 }
 
 
@@ -154,6 +158,42 @@ def table(configs):
     return out
 
 
+def short_kernel_rows(configs):
+    """(workload, serial, graph, acs without graphs, acs with graphs) in ms, for every
+    configuration that ran under ACS_GRAPH=auto; a missing time is an empty cell."""
+    rows = []
+    for name, c in configs.items():
+        t = c["t"]
+        if "acs_graph" not in t:
+            continue
+        rows.append((name, t.get("serial"), t.get("graph"), t.get("acs_infer"), t.get("acs_graph")))
+    return rows
+
+
+def write_short_kernels(configs, path):
+    rows = short_kernel_rows(configs)
+    if not rows:
+        return []
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["workload", "serial_ms", "graph_ms", "acs_nograph_ms", "acs_ms"])
+        for row in rows:
+            w.writerow([row[0]] + ["" if v is None else f"{v:.4f}" for v in row[1:]])
+    # The graph's gain over serial that acs with graphs gets (issue 16's target: at least half).
+    lines = ["", "## Graph replay (ACS_GRAPH=auto; short_kernels.csv)", "",
+             "| workload | graph x | acs no graphs x | acs graphs x | share of the graph's gain | graphs on / off |",
+             "|---|---|---|---|---|---|"]
+    for name, serial, graph, nograph, acs in rows:
+        x = lambda v: None if v is None or serial is None or v <= 0 else serial / v
+        gain = None
+        if x(graph) is not None and x(acs) is not None and x(graph) - 1 >= MIN_ORACLE_GAIN:
+            gain = (x(acs) - 1) / (x(graph) - 1)
+        onoff = None if nograph is None or acs is None or acs <= 0 else nograph / acs
+        lines.append(f"| {name} | {fmt(x(graph), 'x{:.2f}')} | {fmt(x(nograph), 'x{:.2f}')} | "
+                     f"{fmt(x(acs), 'x{:.2f}')} | {fmt(gain, '{:.0%}')} | {fmt(onoff, 'x{:.2f}')} |")
+    return lines
+
+
 def plots(configs, out):
     try:
         import matplotlib
@@ -239,6 +279,7 @@ def main():
         lines += [f"- skipped (deadline): {s}" for s in args.skipped]
     lines += ["", "## Results", ""]
     lines += table(configs)
+    lines += write_short_kernels(configs, os.path.join(args.out, "short_kernels.csv"))
     with open(os.path.join(args.out, "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     plots(configs, args.out)
