@@ -45,6 +45,7 @@ stream_mode::aside_step stream_mode::next_aside_launch() noexcept {
     return aside_step::direct;
   }
   probe_left_ = policy_.probe_burst;
+  probe_needed_ = policy_.probe_independent;
   probe_found_ = 0;
   has_previous_ = false;  // the probe compares its own consecutive launches
   return aside_step::probe;
@@ -55,7 +56,7 @@ bool stream_mode::probed(const access_set& footprint) {
   if (mode_.load(std::memory_order_relaxed) != stream_mode_kind::aside || probe_left_ == 0) return false;
   if (!conflicts_with_previous(footprint)) ++probe_found_;  // the burst's first conflicts by definition
   --probe_left_;
-  if (probe_found_ >= policy_.probe_independent) {
+  if (probe_found_ >= probe_needed_) {
     probe_left_ = 0;
     chained_ = 0;
     redirected_launches_ = 0;
@@ -91,8 +92,10 @@ void stream_mode::start() noexcept {
   until_probe_ = probe_left_ = probe_found_ = 0;
   redirected_launches_ = 0;
   if (policy_.start_aside) {
-    // The first launch begins a probe (until_probe_ 0). A probe that finds nothing doubles the
-    // gap: from half the first gap, the next probe comes after first_probe_gap launches.
+    // The first launches are the first probe. A probe that finds nothing doubles the gap: from
+    // half the first gap, the next probe comes after first_probe_gap launches.
+    probe_left_ = std::max(policy_.first_probe_burst, 1u);
+    probe_needed_ = std::max(policy_.first_probe_independent, 1u);
     probe_gap_ = std::max(policy_.first_probe_gap / 2, 1u);
     mode_.store(stream_mode_kind::aside, std::memory_order_release);
   } else {

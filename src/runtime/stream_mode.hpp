@@ -43,6 +43,11 @@ struct stream_mode_policy {
   unsigned chain_to_step_aside = 32;  // consecutive conflicting launches before stepping aside
   unsigned probe_burst = 16;          // launches whose footprints a probe computes
   unsigned probe_independent = 6;     // of those, independent of their predecessor: redirect again
+  // A new stream's first probe (start_aside): longer and easier to pass, since a multi-branch
+  // network shows only a few independent launches (each branch's first kernel) among many
+  // dependent ones, often after a chain (its stem); a dependent chain shows none.
+  unsigned first_probe_burst = 32;
+  unsigned first_probe_independent = 3;
   unsigned first_probe_gap = 256;     // launches between stepping aside and the first probe
   unsigned max_probe_gap = 1u << 16;  // the gap doubles after each probe that finds nothing
 
@@ -112,6 +117,7 @@ class stream_mode {
   std::uint64_t until_probe_ = 0;  // aside: direct launches before the next probe
   unsigned probe_left_ = 0;     // aside: launches of the current probe still to compute
   unsigned probe_found_ = 0;    // aside: independent launches found by the current probe
+  unsigned probe_needed_ = 0;   // aside: how many the current probe must find
   std::uint64_t probe_gap_ = 0;
   std::uint64_t redirected_launches_ = 0;  // redirect: launches since the stream was redirected
 };

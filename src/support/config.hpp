@@ -33,8 +33,8 @@
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
 //                                                          boolean, default 1
-//   ACS_START_ASIDE  1: a new stream starts aside, its first 16 launches probed; it goes to
-//                    the pool only once 6 of them were independent of their predecessor
+//   ACS_START_ASIDE  1: a new stream starts aside, its first 32 launches probed; it goes to
+//                    the pool once 3 of them were independent of their predecessor
 //                    (with ACS_STEP_ASIDE=1)                boolean, default 1
 //   ACS_TRACE        path of a trace file                  string,  default none
 //   ACS_STATS_FILE   file the acs-stats: line is appended to at exit, one line per

@@ -880,10 +880,10 @@ TEST_F(start_aside_test, a_probe_does_not_wait_for_code_being_analysed) {
   for (int i = 0; i < 20; ++i) EXPECT_EQ(launch(s, f, i % 2 ? a : c, i % 2 ? b : d), s) << i;
   release = true;
   ASSERT_TRUE(analyses_done());
-  // The probe (never consumed) sees them now: redirected at its 6th independent launch.
+  // The first probe (never consumed) sees them now: redirected at its 3rd independent launch.
   unsigned n = 0;
   for (CUstream on = s; on == s && n < 100; ++n) on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d);
-  EXPECT_EQ(n, 7u);
+  EXPECT_EQ(n, 4u);
 }
 
 TEST_F(start_aside_test, a_dependent_chain_never_reaches_the_pool) {
@@ -906,7 +906,7 @@ TEST_F(start_aside_test, parallelism_in_the_first_launches_brings_the_stream_to_
     on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d, default_stream::legacy, 0, n);
   }
   ASSERT_TRUE(is_pool(on));
-  EXPECT_EQ(n, 7u) << "the 6th independent launch of the first probe redirects it";
+  EXPECT_EQ(n, 4u) << "the 3rd independent launch of the first probe redirects it";
   EXPECT_NE(runtime_of(ctx), nullptr);
   EXPECT_GT(redirected_streams().load(), 0);
   // The first pool kernel follows the direct launch of its chain before it.
@@ -916,8 +916,9 @@ TEST_F(start_aside_test, parallelism_in_the_first_launches_brings_the_stream_to_
 
 TEST_F(start_aside_test, a_stream_without_parallelism_is_probed_again_later) {
   const auto [ctx, s, f, a, b, c, d] = make_scene();
-  for (int i = 0; i < 16; ++i) ASSERT_EQ(launch(s, f, a, b), s);  // the first probe: a chain
-  // Parallelism from now on: the next probe comes after 256 direct launches, and finds it.
+  for (int i = 0; i < 32; ++i) ASSERT_EQ(launch(s, f, a, b), s);  // the first probe: a chain
+  // Parallelism from now on: the next probe comes after 256 direct launches, and finds it at
+  // its 6th independent launch.
   unsigned n = 0;
   for (CUstream on = s; on == s && n < 1000; ++n) on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d);
   EXPECT_GT(n, 256u);

@@ -74,6 +74,44 @@ TEST(stream_mode_policy, an_aside_stream_is_probed_and_redirected_when_paralleli
   EXPECT_EQ(mode.mode(), stream_mode_kind::redirect);
 }
 
+TEST(stream_mode_policy, a_new_stream_starting_aside_is_redirected_by_its_first_probe) {
+  stream_mode_policy p;
+  p.start_aside = true;
+  stream_mode mode(p);
+  EXPECT_EQ(mode.mode(), stream_mode_kind::aside);
+  // A stem (a chain of 10), then branches: each branch's first kernel is independent of the
+  // kernel before it. The first probe's 3rd independent launch redirects the stream.
+  unsigned launches = 0;
+  bool redirected = false;
+  for (unsigned i = 0; i < 10 && !redirected; ++i, ++launches) {
+    ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+    redirected = mode.probed(writes_buffer(0x1000));
+  }
+  EXPECT_FALSE(redirected) << "a chain is no parallelism";
+  for (unsigned branch = 0; branch < 3 && !redirected; ++branch) {
+    for (unsigned k = 0; k < 3 && !redirected; ++k, ++launches) {
+      ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+      redirected = mode.probed(writes_buffer(0x10000 * (branch + 2)));
+    }
+  }
+  EXPECT_TRUE(redirected);
+  EXPECT_EQ(launches, 10u + 3u + 3u + 1u);
+  EXPECT_EQ(mode.mode(), stream_mode_kind::redirect);
+}
+
+TEST(stream_mode_policy, a_new_chain_stays_aside_and_is_probed_again_after_the_first_gap) {
+  stream_mode_policy p;
+  p.start_aside = true;
+  stream_mode mode(p);
+  for (unsigned i = 0; i < p.first_probe_burst; ++i) {
+    ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe) << i;
+    EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));
+  }
+  unsigned direct = 0;
+  while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++direct;
+  EXPECT_EQ(direct, p.first_probe_gap);
+}
+
 TEST(stream_mode_policy, probes_that_find_nothing_back_off_exponentially) {
   stream_mode_policy p;
   p.first_probe_gap = 4;
