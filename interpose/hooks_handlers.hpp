@@ -56,7 +56,7 @@ R issued_on(CUstream stream, Done done, R (*real)(A...), A... a) noexcept {
 
 template <class Entry>
 void barrier_done(CUstream stream) noexcept {
-  log::trace("{}: barrier on stream {}", Entry::name, static_cast<const void*>(stream));
+  ACS_LOG_TRACE("{}: barrier on stream {}", Entry::name, static_cast<const void*>(stream));
   stream_barrier(stream, Entry::zero);
 }
 

@@ -86,7 +86,10 @@ class stream_mode {
   /// @brief True for the stream's first launch only: from then on it counts among the
   /// redirected streams (redirected_streams(), streams.hpp) while its mode is `redirect` (a
   /// stream that starts aside is counted when a probe redirects it).
-  bool first_launch() noexcept { return !seen_.exchange(true, std::memory_order_acq_rel); }
+  bool first_launch() noexcept {
+    // A load first: after the first launch, no read-modify-write on every launch.
+    return !seen_.load(std::memory_order_acquire) && !seen_.exchange(true, std::memory_order_acq_rel);
+  }
 
   /// @brief Whether the stream counts among the redirected streams now.
   bool counted() const noexcept { return seen_.load(std::memory_order_acquire) && mode() == stream_mode_kind::redirect; }

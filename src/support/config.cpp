@@ -198,7 +198,11 @@ std::optional<std::string> device_connections_to_set(const config& c, const char
   return std::to_string(c.device_connections());
 }
 
-const config& settings() noexcept {
+namespace detail {
+
+constinit std::atomic<const config*> settings_made{nullptr};
+
+const config& settings_slow() noexcept {
   static const config* const instance = []() noexcept -> const config* {
     try {
       std::vector<config_issue> issues;
@@ -220,7 +224,10 @@ const config& settings() noexcept {
       return &fallback;
     }
   }();
+  settings_made.store(instance, std::memory_order_release);
   return *instance;
 }
+
+}  // namespace detail
 
 }  // namespace acs

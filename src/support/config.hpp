@@ -45,6 +45,7 @@
 // Booleans take 0/1, true/false, yes/no, on/off (any case). An empty value is
 // the same as an unset one. Integers are decimal; a malformed one gets the
 // default, an out-of-range one the nearest bound.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -140,7 +141,18 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues 
 
 /// @brief The process's settings, parsed from the environment on first use; the
 /// issues are logged then, once each. Thread-safe; never throws.
-const config& settings() noexcept;
+namespace detail {
+extern constinit std::atomic<const config*> settings_made;  // set once settings_slow() made them
+const config& settings_slow() noexcept;
+}  // namespace detail
+
+/// @brief The process's settings, read from the environment at the first call and then fixed:
+/// one load on every later call (the hooks ask it several times per call).
+inline const config& settings() noexcept {
+  if (const config* c = detail::settings_made.load(std::memory_order_acquire)) [[likely]]
+    return *c;
+  return detail::settings_slow();
+}
 
 /// @brief The CUDA_DEVICE_MAX_CONNECTIONS value acs should set, if any: only when
 /// acs is active and the user left it unset (`current` is its present value).
