@@ -205,23 +205,20 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
       return issue_directly(launch, r, pass_reason::capturing, then::barrier);
     ACS_STAGE(capture);
 
-    // A probe needs no scheduler unless it redirects the stream: a program in which acs finds
-    // no parallelism never pays for one (pool streams, events, issuing threads).
-    if (!probe) {
-      rt = runtime_for_launch(*cuda, *t.context);
-      if (rt == nullptr || is_broken(*rt)) return issue_directly(launch, r, pass_reason::internal_error, then::barrier);
-    }
-    ACS_STAGE(runtime);
-
     declared::launch_footprint& footprint = scratch_footprint();
     const bool settled = plan_launch(r, footprint, /*may_wait=*/!probe);
+    ACS_STAGE(footprint);
+    // A provisional footprint says nothing about parallelism: the probe counts at a later launch.
+    if (probe && (!settled || !mode.probed(footprint.access))) return launch_aside(launch, r);
+
+    // Only now the scheduler: a probe that does not redirect its stream needs none, so a program
+    // in which acs finds no parallelism never pays for one (pool streams, events, threads).
+    rt = runtime_for_launch(*cuda, *t.context);
+    if (probe) redirected_streams().fetch_add(1, std::memory_order_acq_rel);  // redirected (again)
+    if (rt == nullptr || is_broken(*rt)) return issue_directly(launch, r, pass_reason::internal_error, then::barrier);
+    ACS_STAGE(runtime);
     if (probe) {
-      // A provisional footprint says nothing about parallelism: the probe waits for the next launch.
-      if (!settled || !mode.probed(footprint.access)) return launch_aside(launch, r);
-      // Redirected (again): later pool kernels follow what ran on the stream meanwhile.
-      redirected_streams().fetch_add(1, std::memory_order_acq_rel);
-      rt = runtime_for_launch(*cuda, *t.context);
-      if (rt == nullptr || is_broken(*rt)) return issue_directly(launch, r, pass_reason::internal_error, then::barrier);
+      // Later pool kernels follow what ran on the stream meanwhile.
       rt->sched.barrier(t.stream);
     } else if (adapt && mode.redirected(footprint.access)) {
       // Stepping aside: the stream takes in its pool work first, then its kernels go to it. The
@@ -232,7 +229,6 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
       return launch_aside(launch, r);
     }
     if (footprint.barrier_before) rt->sched.barrier(t.stream);  // acs_barrier()
-    ACS_STAGE(footprint);
     const int status = rt->sched.launch(t.stream, footprint.access, &launch, footprint.group);
     ACS_STAGE(after_launch);
     return status;

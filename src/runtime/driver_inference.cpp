@@ -189,8 +189,10 @@ words_status pointer_arguments(CUfunction function, void* const* params, void* c
   return pointer_arguments(s.layouts.find(function), params, extra, device_allocations(), s.probe, out);
 }
 
+namespace {
 // Analyses posted to the background thread and not finished.
-std::atomic<int> analyses_ahead{0};
+constinit std::atomic<int> analyses_ahead{0};
+}  // namespace
 
 bool layout_ready(CUfunction function) noexcept {
   return analyses_ahead.load(std::memory_order_acquire) == 0 || sources().layouts.cached(function);

@@ -19,6 +19,13 @@ const inference::inference_options& inference_settings() noexcept {
   return options;
 }
 
+// Every byte, read and written: the footprint that conflicts with everything (the vectors keep
+// their capacity: the scratch footprint is reused by every launch of a thread).
+void touch_everything(access_set& access) {
+  access.reads.clear();
+  access.writes.assign(1, whole_address_space);
+}
+
 }  // namespace
 
 void launch_passed_through() noexcept { declared::discard_pending(); }
@@ -31,13 +38,11 @@ bool plan_launch(const launch_request& request, declared::launch_footprint& out,
   }
   access_set& access = out.access;
   if (settings().infer == infer_mode::off) {
-    access.reads.clear();
-    access.writes.assign(1, whole_address_space);
+    touch_everything(access);
     return true;
   }
   if (!may_wait && !inference::layout_ready(request.function)) {
-    access.reads.clear();
-    access.writes.assign(1, whole_address_space);
+    touch_everything(access);
     return false;
   }
   const inference::inference_result r =
