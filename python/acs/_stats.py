@@ -30,6 +30,8 @@ SECTIONS = [
     ("Inference", [
         ("functions_ptx", "kernel functions with their PTX read"),
         ("functions_no_ptx", "kernel functions without usable PTX"),
+        ("probes_busy", "probed launches onto a stream with work pending"),
+        ("probes_idle", "probed launches onto an idle stream (ACS_PROBE_BACKLOG)"),
     ]),
     ("Issuing threads", [
         ("deferred", "launches issued by acs's threads"),

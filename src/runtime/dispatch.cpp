@@ -145,6 +145,16 @@ int launch_aside(pending_launch& launch, const launch_request& r) noexcept {
   return issue_directly(launch, r, pass_reason::no_parallelism, nothing_redirected() ? then::nothing : then::barrier);
 }
 
+// Whether a probed launch finds its stream with work pending (stream_mode.hpp, ACS_PROBE_BACKLOG):
+// one query, made only by probes, before the launch is issued. Without the query (an old
+// driver), or without the policy, every launch counts as it did before the rule.
+bool stream_busy(const driver::table& cuda, const stream_target& t) noexcept {
+  if (!t.mode->needs_backlog() || cuda.cuStreamQuery_ == nullptr) return true;
+  const bool busy = cuda.cuStreamQuery_(reinterpret_cast<CUstream>(t.stream.handle)) == CUDA_ERROR_NOT_READY;
+  stats::count_probe(busy);
+  return busy;
+}
+
 // Reused by every launch of a thread: steady state does not allocate.
 declared::launch_footprint& scratch_footprint() {
   thread_local declared::launch_footprint f;
@@ -209,7 +219,7 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     const bool settled = plan_launch(r, footprint, /*may_wait=*/!probe);
     ACS_STAGE(footprint);
     // A provisional footprint says nothing about parallelism: the probe counts at a later launch.
-    if (probe && (!settled || !mode.probed(footprint.access))) return launch_aside(launch, r);
+    if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t)))) return launch_aside(launch, r);
 
     // Only now the scheduler: a probe that does not redirect its stream needs none, so a program
     // in which acs finds no parallelism never pays for one (pool streams, events, threads).

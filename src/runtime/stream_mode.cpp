@@ -26,6 +26,7 @@ class stream_mode::lock_guard {
 stream_mode_policy stream_mode_policy::from_settings() noexcept {
   stream_mode_policy p;
   p.start_aside = settings().step_aside && settings().start_aside;
+  p.need_backlog = settings().probe_backlog;
   return p;
 }
 
@@ -51,10 +52,12 @@ stream_mode::aside_step stream_mode::next_aside_launch() noexcept {
   return aside_step::probe;
 }
 
-bool stream_mode::probed(const access_set& footprint) {
+bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
   lock_guard lock(locked_);
   if (mode_.load(std::memory_order_relaxed) != stream_mode_kind::aside || probe_left_ == 0) return false;
-  if (!conflicts_with_previous(footprint)) ++probe_found_;  // the burst's first conflicts by definition
+  // The burst's first conflicts by definition. An independent launch onto an idle stream could
+  // not have overlapped anything: it counts only where the policy does not ask for a backlog.
+  if (!conflicts_with_previous(footprint) && (stream_busy || !policy_.need_backlog)) ++probe_found_;
   --probe_left_;
   if (probe_found_ >= probe_needed_) {
     probe_left_ = 0;

@@ -12,8 +12,12 @@
 //
 // Parallelism may appear later (another phase of the program), so a stepped-aside stream is
 // probed: a burst of `probe_burst` consecutive launches has its footprints computed and each
-// compared with its predecessor's. If `probe_independent` of them are independent of their
-// predecessor, the stream is redirected again (after a fork: later pool kernels wait for what
+// compared with its predecessor's. A launch counts when it is independent of its predecessor
+// and, with `need_backlog` (ACS_PROBE_BACKLOG), its stream still had work pending when it came:
+// only then could it have overlapped anything. Where the GPU keeps up with the host (eager
+// PyTorch at batch 1 keeps it 90% idle), each kernel starts on an idle stream, overlap gains
+// nothing and the pool's host cost is pure loss. If `probe_independent` launches count, the
+// stream is redirected again (after a fork: later pool kernels wait for what
 // ran on the stream meanwhile). A probe that finds nothing doubles the distance to the next one,
 // up to `max_probe_gap`, so a stream that never shows parallelism costs ever less; so does a
 // return to the pool that did not last (the stream stepped aside again within
@@ -50,6 +54,8 @@ struct stream_mode_policy {
   unsigned first_probe_independent = 3;
   unsigned first_probe_gap = 256;     // launches between stepping aside and the first probe
   unsigned max_probe_gap = 1u << 16;  // the gap doubles after each probe that finds nothing
+  // A probed launch counts only when its stream still had work pending (ACS_PROBE_BACKLOG).
+  bool need_backlog = false;
 
   /// @brief The runtime's policy: these defaults, and where streams start from ACS_START_ASIDE.
   static stream_mode_policy from_settings() noexcept;
@@ -75,9 +81,13 @@ class stream_mode {
   };
   aside_step next_aside_launch() noexcept;
 
-  /// @brief The footprint of a probed launch. Returns true when the stream is to be redirected
+  /// @brief Whether a probed launch must find its stream busy to count (the policy's need_backlog).
+  bool needs_backlog() const noexcept { return policy_.need_backlog; }
+
+  /// @brief The footprint of a probed launch, and whether its stream still had work pending when
+  /// it came (ignored without need_backlog). Returns true when the stream is to be redirected
   /// again, from this launch on; the mode is then `redirect` already.
-  bool probed(const access_set& footprint);
+  bool probed(const access_set& footprint, bool stream_busy = true);
 
   /// @brief The footprint of a redirected launch, before it is dispatched. Returns true when the
   /// stream steps aside, from this launch on; the mode is then `aside` already.

@@ -181,6 +181,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.check = p.boolean("ACS_CHECK", false);
   c.step_aside = p.boolean("ACS_STEP_ASIDE", true);
   c.start_aside = p.boolean("ACS_START_ASIDE", true);
+  c.probe_backlog = p.boolean("ACS_PROBE_BACKLOG", !c.graph);
   c.trace = p.text("ACS_TRACE");
   c.stats_file = p.text("ACS_STATS_FILE");
   if (!c.stats_file.empty() && c.stats_file.front() != '/') {

@@ -36,6 +36,10 @@
 //   ACS_START_ASIDE  1: a new stream starts aside, its first 32 launches probed; it goes to
 //                    the pool once 3 of them were independent of their predecessor
 //                    (with ACS_STEP_ASIDE=1)                boolean, default 1
+//   ACS_PROBE_BACKLOG  1: a probe counts an independent launch only when its stream still
+//                    had work pending (where the GPU keeps up with the host, overlap gains
+//                    nothing)                              boolean, default 1 (0 with ACS_GRAPH=auto:
+//                    graphs amortise the host's launches, which is what such a stream needs)
 //   ACS_TRACE        path of a trace file                  string,  default none
 //   ACS_STATS_FILE   file the acs-stats: line is appended to at exit, one line per
 //                    process, with its pid (counting on even without ACS_STATS)
@@ -112,6 +116,7 @@ struct config {
   bool check = false;
   bool step_aside = true;
   bool start_aside = true;
+  bool probe_backlog = true;
   std::string trace;  // empty: no trace
   std::string stats_file;  // empty: none; else absolute
   /// @brief Whether statistics are counted (printed, written, or both).

@@ -28,6 +28,8 @@ struct summary {
   scheduler_stats scheduler;                         // summed over devices
   std::uint64_t functions_ptx = 0;                   // kernel functions whose PTX narrowed their writes
   std::uint64_t functions_no_ptx = 0;                // kernel functions read without usable PTX
+  std::uint64_t probes_busy = 0;                     // probed launches whose stream had work pending
+  std::uint64_t probes_idle = 0;                     // probed launches onto an idle stream
   unsigned devices = 0;                              // schedulers created
   std::vector<device_figures> per_device;            // by device ordinal, ascending
 };
@@ -42,6 +44,8 @@ struct counters {
   std::array<std::atomic<std::uint64_t>, reason_count> passed{};
   std::atomic<std::uint64_t> functions_ptx{0};
   std::atomic<std::uint64_t> functions_no_ptx{0};
+  std::atomic<std::uint64_t> probes_busy{0};
+  std::atomic<std::uint64_t> probes_idle{0};
 };
 counters& global() noexcept;
 }  // namespace detail
@@ -64,6 +68,12 @@ inline void count_pass(pass_reason why) noexcept {
 inline void count_function(bool ptx) noexcept {
   if (detail::counting.load(std::memory_order_relaxed))
     (ptx ? detail::global().functions_ptx : detail::global().functions_no_ptx).fetch_add(1, std::memory_order_relaxed);
+}
+
+/// @brief Counts a probed launch that queried its stream: busy or idle (only while ACS_STATS=1).
+inline void count_probe(bool busy) noexcept {
+  if (detail::counting.load(std::memory_order_relaxed))
+    (busy ? detail::global().probes_busy : detail::global().probes_idle).fetch_add(1, std::memory_order_relaxed);
 }
 
 /// @brief Where the schedulers' counters come from (set by the runtime).

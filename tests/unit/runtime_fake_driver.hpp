@@ -46,6 +46,7 @@ struct fake_state {
   std::set<CUstream> pool_streams;                             // created through cuStreamCreate*
   std::map<CUstream, int> priorities;                          // those not of the default priority
   std::set<CUstream> capturing;
+  std::set<CUstream> idle;  // streams whose cuStreamQuery says done; the others have work pending
   std::map<CUfunction, std::vector<std::pair<size_t, size_t>>> layouts;
   std::set<CUfunction> sass_only;  // kernels whose name the fake does not tell: no PTX is found
   std::vector<call> calls;
@@ -158,6 +159,10 @@ inline CUresult stream_is_capturing(CUstream s, CUstreamCaptureStatus* status) {
   *status = fake().capturing.count(s) ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
 }
+inline CUresult stream_query(CUstream s) {
+  std::lock_guard lock(fake().mutex);
+  return fake().idle.count(s) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
 inline CUresult stream_wait_event(CUstream s, CUevent e, unsigned) {
   std::lock_guard lock(fake().mutex);
   fake().log({call::wait, s, e});
@@ -243,6 +248,7 @@ inline const driver::table& fake_table() {
     d.cuStreamGetFlags_ = stream_get_flags;
     d.cuStreamIsCapturing_ = stream_is_capturing;
     d.cuStreamWaitEvent_ = stream_wait_event;
+    d.cuStreamQuery_ = stream_query;
     d.cuEventCreate_ = event_create;
     d.cuEventRecord_ = event_record;
     d.cuEventQuery_ = event_query;

@@ -296,6 +296,13 @@ TEST(config, step_aside_can_be_turned_off) {
   EXPECT_FALSE(parse({{"ACS_STEP_ASIDE", "0"}}, nullptr).step_aside);
 }
 
+TEST(config, probes_need_a_backlog_unless_graphs_replay_or_told_otherwise) {
+  EXPECT_TRUE(parse({}, nullptr).probe_backlog);
+  EXPECT_FALSE(parse({{"ACS_GRAPH", "auto"}}, nullptr).probe_backlog);
+  EXPECT_TRUE(parse({{"ACS_GRAPH", "auto"}, {"ACS_PROBE_BACKLOG", "1"}}, nullptr).probe_backlog);
+  EXPECT_FALSE(parse({{"ACS_PROBE_BACKLOG", "no"}}, nullptr).probe_backlog);
+}
+
 TEST(config, streams_start_aside_unless_told_otherwise) {
   EXPECT_TRUE(parse({}, nullptr).start_aside);
   EXPECT_FALSE(parse({{"ACS_START_ASIDE", "off"}}, nullptr).start_aside);

@@ -925,6 +925,34 @@ TEST_F(start_aside_test, a_stream_without_parallelism_is_probed_again_later) {
   EXPECT_LE(n, 256u + 16u);
 }
 
+// [probe_backlog] Where the GPU keeps up with the host, every kernel arrives on an idle stream:
+// independent kernels could not have overlapped, and the pool would only cost host time. Once the
+// stream keeps work pending, the next probe finds the parallelism.
+TEST_F(start_aside_test, parallelism_on_a_stream_the_gpu_keeps_up_with_stays_aside) {
+  if (!settings().probe_backlog) GTEST_SKIP() << "ACS_PROBE_BACKLOG=0 in the environment";
+  const auto [ctx, s, f, a, b, c, d] = make_scene();
+  {
+    std::lock_guard lock(fake().mutex);
+    fake().idle.insert(s);
+  }
+  const std::size_t from = mark();
+  for (int i = 0; i < 300; ++i) ASSERT_EQ(launch(s, f, i % 2 ? a : c, i % 2 ? b : d), s) << "launch " << i;
+  EXPECT_FALSE(has_event_calls(calls_since(from)));
+  EXPECT_EQ(runtime_of(ctx), nullptr) << "a scheduler was made for a stream the GPU keeps up with";
+  {
+    std::lock_guard lock(fake().mutex);
+    fake().idle.erase(s);
+  }
+  // Work pending from now on. The first probe was launches 1-32, the second 289-304 (only 4 of
+  // them after launch 300, too few); the third, 512 launches later, redirects at its 6th
+  // independent launch.
+  unsigned n = 0;
+  for (CUstream on = s; on == s && n < 2000; ++n) on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d);
+  ASSERT_LT(n, 2000u) << "never redirected";
+  EXPECT_EQ(300u + n, 32u + 256u + 16u + 512u + 7u);
+  EXPECT_NE(runtime_of(ctx), nullptr);
+}
+
 TEST(runtime_stats, machine_line_has_every_key) {
   stats::summary s;
   s.kernels_seen = 10;
@@ -935,7 +963,7 @@ TEST(runtime_stats, machine_line_has_every_key) {
   const std::string line = stats::format_machine(s);
   EXPECT_EQ(line.rfind("acs-stats: ", 0), 0u);
   for (const char* key : {"kernels_seen=10", "dispatched=7", "independent=", "dependency_waits=", "barriers=",
-                          "folds=", "mean_occupancy=2.00", "devices=1", "passed=3", "pass_capturing=3",
+                          "folds=", "mean_occupancy=2.00", "devices=1", "probes_busy=", "probes_idle=", "passed=3", "pass_capturing=3",
                           "pass_disabled=0", "pass_foreign_context=0", "pass_internal_error=0"})
     EXPECT_NE(line.find(key), std::string::npos) << key << " in " << line;
   EXPECT_NE(stats::format_human(s).find("capturing 3"), std::string::npos);

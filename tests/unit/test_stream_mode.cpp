@@ -99,6 +99,41 @@ TEST(stream_mode_policy, a_new_stream_starting_aside_is_redirected_by_its_first_
   EXPECT_EQ(mode.mode(), stream_mode_kind::redirect);
 }
 
+TEST(stream_mode_policy, with_need_backlog_only_launches_onto_a_busy_stream_count) {
+  stream_mode_policy p;
+  p.start_aside = true;
+  p.need_backlog = true;
+  stream_mode mode(p);
+  // Independent launches onto an idle stream: the whole first probe finds nothing.
+  for (unsigned i = 0; i < p.first_probe_burst; ++i) {
+    ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe) << i;
+    EXPECT_FALSE(mode.probed(writes_buffer(i % 2 ? 0x9000 : 0x1000), /*stream_busy=*/false)) << i;
+  }
+  EXPECT_EQ(mode.mode(), stream_mode_kind::aside);
+  EXPECT_EQ(mode.next_aside_launch(), stream_mode::aside_step::direct);
+  // The same launches onto a busy stream count: a fresh stream is redirected at the 3rd.
+  stream_mode busy(p);
+  unsigned launches = 0;
+  bool redirected = false;
+  while (!redirected && launches < p.first_probe_burst) {
+    ASSERT_EQ(busy.next_aside_launch(), stream_mode::aside_step::probe);
+    redirected = busy.probed(writes_buffer(launches++ % 2 ? 0x9000 : 0x1000), /*stream_busy=*/true);
+  }
+  EXPECT_TRUE(redirected);
+  EXPECT_EQ(launches, p.first_probe_independent + 1);
+  // Without the policy, whether the stream is busy does not matter.
+  p.need_backlog = false;
+  stream_mode either(p);
+  launches = 0;
+  redirected = false;
+  while (!redirected && launches < p.first_probe_burst) {
+    ASSERT_EQ(either.next_aside_launch(), stream_mode::aside_step::probe);
+    redirected = either.probed(writes_buffer(launches++ % 2 ? 0x9000 : 0x1000), /*stream_busy=*/false);
+  }
+  EXPECT_TRUE(redirected);
+  EXPECT_EQ(launches, p.first_probe_independent + 1);
+}
+
 TEST(stream_mode_policy, a_new_chain_stays_aside_and_is_probed_again_after_the_first_gap) {
   stream_mode_policy p;
   p.start_aside = true;
