@@ -7,6 +7,7 @@ prints medians:
   plain            no acs, no integration
   import           `import acs.torch` without acs: must cost nothing (no callback installed)
   acs              LD_PRELOAD=LIB, no integration
+  disable          LD_PRELOAD=LIB with ACS_DISABLE=1: the hooks alone (every call passed through)
   acs+torch        LD_PRELOAD=LIB and `import acs.torch`: the integration's cost is the
                    difference to `acs`
 LIB is libacs.so on a GPU machine; on a CPU (--device cpu) the recorder stand-in of
@@ -74,8 +75,10 @@ def run_mode(mode, args):
            "--iterations", str(args.iterations)]
     if mode in ("import", "acs+torch"):
         cmd.append("--integration")
-    if mode in ("acs", "acs+torch"):
+    if mode in ("acs", "acs+torch", "disable"):
         env["LD_PRELOAD"] = os.path.abspath(args.lib)
+    if mode == "disable":
+        env["ACS_DISABLE"] = "1"
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
     if r.returncode != 0:
         sys.exit(f"{mode} failed:\n{r.stderr[-2000:]}")
@@ -93,7 +96,7 @@ def main():
     args = p.parse_args()
     if args.child:
         return child(args)
-    modes = ["plain", "import"] + (["acs", "acs+torch"] if args.lib else [])
+    modes = ["plain", "import"] + (["acs", "disable", "acs+torch"] if args.lib else [])
     results = {m: [] for m in modes}
     status = None
     for _ in range(args.repeats):  # interleaved: drift of the machine hits every mode alike

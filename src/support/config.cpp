@@ -182,6 +182,11 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.step_aside = p.boolean("ACS_STEP_ASIDE", true);
   c.start_aside = p.boolean("ACS_START_ASIDE", true);
   c.probe_backlog = p.boolean("ACS_PROBE_BACKLOG", !c.graph);
+  // 0 by default: more hardware queues cost every process at context creation (on the H200 16
+  // took ~200 ms more than CUDA's 8: conjugateGradient x0.73, simpleCooperativeGroups x0.61 of
+  // native), whether or not acs finds any parallelism; wide DAGs gained little from them
+  // (docs/design.md section 7).
+  c.connections = p.integer("ACS_CONNECTIONS", 0, 0, config::max_device_connections);
   c.trace = p.text("ACS_TRACE");
   c.stats_file = p.text("ACS_STATS_FILE");
   if (!c.stats_file.empty() && c.stats_file.front() != '/') {
@@ -195,7 +200,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
 }
 
 std::optional<std::string> device_connections_to_set(const config& c, const char* current) {
-  if (c.pass_through() || (current != nullptr && *current != '\0')) return std::nullopt;
+  if (c.pass_through() || c.connections == 0 || (current != nullptr && *current != '\0')) return std::nullopt;
   return std::to_string(c.device_connections());
 }
 

@@ -40,6 +40,9 @@
 //                    had work pending (where the GPU keeps up with the host, overlap gains
 //                    nothing)                              boolean, default 1 (0 with ACS_GRAPH=auto:
 //                    graphs amortise the host's launches, which is what such a stream needs)
+//   ACS_CONNECTIONS  CUDA_DEVICE_MAX_CONNECTIONS acs sets when the program left it unset,
+//                    0..32, default 0: none set, CUDA's own 8 hardware queues stay (16 cost
+//                    ~200 ms at context creation on the H200)
 //   ACS_TRACE        path of a trace file                  string,  default none
 //   ACS_STATS_FILE   file the acs-stats: line is appended to at exit, one line per
 //                    process, with its pid (counting on even without ACS_STATS)
@@ -117,6 +120,7 @@ struct config {
   bool step_aside = true;
   bool start_aside = true;
   bool probe_backlog = true;
+  unsigned connections = 0;  // ACS_CONNECTIONS; 0: CUDA_DEVICE_MAX_CONNECTIONS left alone
   std::string trace;  // empty: no trace
   std::string stats_file;  // empty: none; else absolute
   /// @brief Whether statistics are counted (printed, written, or both).
@@ -124,10 +128,8 @@ struct config {
 
   /// @brief Whether acs passes every call straight through (ACS_DISABLE, CUDA_LAUNCH_BLOCKING).
   bool pass_through() const noexcept { return disable || launch_blocking; }
-  /// @brief The CUDA_DEVICE_MAX_CONNECTIONS that fits the pool: min(32, streams).
-  unsigned device_connections() const noexcept {
-    return streams < max_device_connections ? streams : max_device_connections;
-  }
+  /// @brief The CUDA_DEVICE_MAX_CONNECTIONS acs asks for (ACS_CONNECTIONS), 0 for none.
+  unsigned device_connections() const noexcept { return connections; }
 };
 
 /// @brief One rejected setting: what was given and what is used instead.

@@ -257,21 +257,23 @@ TEST(config, cuda_launch_blocking_passes_everything_through_without_an_issue) {
   EXPECT_TRUE(issues.empty());
 }
 
-TEST(config, device_connections_follow_the_pool_up_to_32) {
-  EXPECT_EQ(parse({}).device_connections(), 16u);
-  EXPECT_EQ(parse({{"ACS_STREAMS", "4"}}).device_connections(), 4u);
-  EXPECT_EQ(parse({{"ACS_STREAMS", "32"}}).device_connections(), 32u);
-  EXPECT_EQ(parse({{"ACS_STREAMS", "64"}}).device_connections(), 32u);
+TEST(config, device_connections_are_left_to_cuda_unless_asked) {
+  EXPECT_EQ(parse({}).device_connections(), 0u);
+  EXPECT_EQ(parse({{"ACS_CONNECTIONS", "16"}}).device_connections(), 16u);
+  std::vector<config_issue> issues;
+  EXPECT_EQ(parse({{"ACS_CONNECTIONS", "64"}}, &issues).device_connections(), 32u);
+  EXPECT_EQ(issues.size(), 1u);
 }
 
-TEST(config, device_connections_are_set_only_when_unset_and_active) {
-  EXPECT_EQ(device_connections_to_set(parse({}), nullptr), "16");
-  EXPECT_EQ(device_connections_to_set(parse({{"ACS_STREAMS", "48"}}), nullptr), "32");
-  EXPECT_EQ(device_connections_to_set(parse({}), ""), "16");
+TEST(config, device_connections_are_set_only_when_asked_unset_and_active) {
+  EXPECT_EQ(device_connections_to_set(parse({}), nullptr), std::nullopt);
+  EXPECT_EQ(device_connections_to_set(parse({{"ACS_CONNECTIONS", "16"}}), nullptr), "16");
+  EXPECT_EQ(device_connections_to_set(parse({{"ACS_CONNECTIONS", "16"}}), ""), "16");
   // The user's own value stands, even one that serialises the pool (Megatron sets 1).
-  EXPECT_EQ(device_connections_to_set(parse({}), "1"), std::nullopt);
-  EXPECT_EQ(device_connections_to_set(parse({{"ACS_DISABLE", "1"}}), nullptr), std::nullopt);
-  EXPECT_EQ(device_connections_to_set(parse({{"CUDA_LAUNCH_BLOCKING", "1"}}), nullptr), std::nullopt);
+  EXPECT_EQ(device_connections_to_set(parse({{"ACS_CONNECTIONS", "16"}}), "1"), std::nullopt);
+  EXPECT_EQ(device_connections_to_set(parse({{"ACS_CONNECTIONS", "16"}, {"ACS_DISABLE", "1"}}), nullptr), std::nullopt);
+  EXPECT_EQ(device_connections_to_set(parse({{"ACS_CONNECTIONS", "16"}, {"CUDA_LAUNCH_BLOCKING", "1"}}), nullptr),
+            std::nullopt);
 }
 
 TEST(config, settings_of_the_process_are_read_once) {
