@@ -152,7 +152,7 @@ const void* cuda_backend::detach(const void* kernel) {
   const launch_shape& s = r->shape;
   const inference::param_layout* layout = inference::layout_of(r->function);
   if (layout == nullptr || (r->params == nullptr && !layout->empty())) return nullptr;
-  auto d = std::make_unique<detached_launch>();
+  std::unique_ptr<detached_launch> d = detached_.take();
   d->function = r->function;
   d->shape = s;
   std::size_t bytes = 0;
@@ -161,7 +161,10 @@ const void* cuda_backend::detach(const void* kernel) {
   d->params.resize(layout->size());
   for (std::size_t i = 0; i < layout->size(); ++i) {
     const inference::param_info& info = (*layout)[i];
-    if (r->params[i] == nullptr) return nullptr;  // the driver will report it: issue it now
+    if (r->params[i] == nullptr) {  // the driver will report it: issue it now
+      detached_.give(std::move(d));
+      return nullptr;
+    }
     std::memcpy(d->values.data() + info.offset, r->params[i], info.size);
     d->params[i] = d->values.data() + info.offset;
   }
@@ -169,11 +172,11 @@ const void* cuda_backend::detach(const void* kernel) {
 }
 
 backend_status cuda_backend::launch_detached(const void* kernel, stream_handle stream) {
-  const std::unique_ptr<const detached_launch> d(static_cast<const detached_launch*>(kernel));
+  std::unique_ptr<detached_launch> d(static_cast<detached_launch*>(const_cast<void*>(kernel)));
   const launch_shape& s = d->shape;
   const CUresult r = cuda_.cuLaunchKernel_(d->function, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1],
-                                           s.block[2], s.shared_bytes, as_stream(stream),
-                                           const_cast<void**>(d->params.data()), nullptr);
+                                           s.block[2], s.shared_bytes, as_stream(stream), d->params.data(), nullptr);
+  detached_.give(std::move(d));
   if (r == CUDA_SUCCESS) return r;
   // Only a failed context can get here (detach): every later call reports it, and no launch is
   // deferred from now on, so the next one returns it. Anything else would be a status lost.

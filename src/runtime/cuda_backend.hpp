@@ -15,6 +15,8 @@
 #include "scheduler/backend.hpp"
 #include "src/runtime/dispatch.hpp"
 #include "interpose/real_driver.hpp"
+#include "src/support/config.hpp"
+#include "src/support/recycler.hpp"
 
 namespace acs {
 
@@ -103,6 +105,8 @@ class cuda_backend final : public backend {
   // scheduler's lock only.
   std::unordered_set<launch_kind, launch_kind_hash> succeeded_;
   std::uint64_t generation_ = 0;
+  // Copied launches, reused once issued or released (as many as a full window, twice over).
+  recycler<detached_launch> detached_{2 * config::max_window};
 };
 
 }  // namespace acs

@@ -136,6 +136,8 @@ void cuda_backend::graph_destroy(graph_handle exec) noexcept {
   cuda_.cuGraphDestroy_(g->graph);
 }
 
-void cuda_backend::release_detached(const void* kernel) noexcept { delete static_cast<const detached_launch*>(kernel); }
+void cuda_backend::release_detached(const void* kernel) noexcept {
+  detached_.give(std::unique_ptr<detached_launch>(static_cast<detached_launch*>(const_cast<void*>(kernel))));
+}
 
 }  // namespace acs
