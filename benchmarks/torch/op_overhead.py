@@ -2,7 +2,7 @@
 """Host cost of acs.torch per PyTorch operator, in µs per op.
 
 Runs tight loops of tiny operators (an elementwise add, a view, a linear layer, an in-place
-add on a list of tensors) in four configurations, each in its own process, interleaved, and
+add on a list of tensors, a 3x3 convolution and a batch norm through cuDNN) in five configurations, each in its own process, interleaved, and
 prints medians:
   plain            no acs, no integration
   import           `import acs.torch` without acs: must cost nothing (no callback installed)
@@ -26,7 +26,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OPS = ("add", "view", "linear", "foreach_add_")
+OPS = ("add", "view", "linear", "foreach_add_", "conv2d", "batch_norm")
 
 
 def measure(device, iterations, integration):
@@ -42,12 +42,17 @@ def measure(device, iterations, integration):
     a, b = torch.randn(16, device=dev), torch.randn(16, device=dev)
     x, w, bias = torch.randn(2, 16, device=dev), torch.randn(16, 16, device=dev), torch.randn(16, device=dev)
     params = [torch.randn(16, device=dev) for _ in range(8)]
+    image, kernel = torch.randn(1, 16, 14, 14, device=dev), torch.randn(16, 16, 3, 3, device=dev)
+    mean, var = torch.zeros(16, device=dev), torch.ones(16, device=dev)
     grads = [torch.randn(16, device=dev) for _ in range(8)]
     bodies = {
         "add": lambda: torch.add(a, b),
         "view": lambda: a.view(4, 4),
         "linear": lambda: torch.nn.functional.linear(x, w, bias),
         "foreach_add_": lambda: torch._foreach_add_(params, grads),
+        # cuDNN's paths, which eager CNNs at batch 1 spend most of their operators in
+        "conv2d": lambda: torch.nn.functional.conv2d(image, kernel, padding=1),
+        "batch_norm": lambda: torch.nn.functional.batch_norm(image, mean, var, training=False),
     }
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     out = {}
