@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Which of acs's settings costs time on a few small cuda-samples: each program's own time
-line, natively and under LD_PRELOAD=libacs.so with each setting, interleaved, medians of
+line (or, for two of them, the whole process's wall time), natively and under LD_PRELOAD=libacs.so with each setting, interleaved, medians of
 --reps runs, printed as native / mode ratios. A quick complement to scripts/bench_real.sh
 (which it does not replace: no output digests, no warm-up).
 
@@ -14,15 +14,20 @@ import os
 import re
 import statistics
 import subprocess
+import time
 
-# name -> (arguments, regex of the time or rate, True when the regex reads a rate)
+# name -> (arguments, regex of the time or rate (None: the process's wall time, start-up and
+# exit included), True when the regex reads a rate)
 PROGRAMS = {
     "mergeSort": ([], r"^Time: ([0-9.]+) ms", False),
     "radixSortThrust": ([], r"Throughput = ([0-9.]+) MElements/s", True),
     "sortingNetworks": ([], r"Average time: ([0-9.]+) ms", False),
     "FDTD3d": (["-dimx=128", "-dimy=128", "-dimz=128", "-timesteps=10"], r"Throughput = ([0-9.]+) MPoints/s", True),
+    # Whole processes: what acs costs at start and exit (hardware queues, code reading, threads).
+    "conjugateGradient": ([], None, False),
+    "simpleCooperativeGroups_shared": ([], None, False),
 }
-DEFAULT_MODES = ["acs:", "disable:ACS_DISABLE=1", "start_redirected:ACS_START_ASIDE=0", "aside_off:ACS_STEP_ASIDE=0",
+DEFAULT_MODES = ["acs:", "disable:ACS_DISABLE=1", "queues16:ACS_CONNECTIONS=16", "start_redirected:ACS_START_ASIDE=0", "aside_off:ACS_STEP_ASIDE=0",
                  "ptx_off:ACS_PTX=0", "infer_off:ACS_INFER=off", "inline:ACS_ISSUE=inline"]
 
 
@@ -52,9 +57,11 @@ def main():
                 if env_extra is not None:
                     env["LD_PRELOAD"] = os.path.abspath(args.lib)
                     env.update(env_extra)
+                started = time.perf_counter()
                 out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120).stdout
-                found = re.search(rx, out, re.M)
-                value = float(found.group(1)) if found else float("nan")
+                wall_ms = (time.perf_counter() - started) * 1e3
+                found = re.search(rx, out, re.M) if rx is not None else None
+                value = wall_ms if rx is None else float(found.group(1)) if found else float("nan")
                 times[m].append(1e3 / value if is_rate else value)
         base = statistics.median(times["native"])
         cells = [f"{m}={statistics.median(v):.4g} (x{base / statistics.median(v):.2f})" for m, v in times.items()]
