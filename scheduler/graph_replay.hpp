@@ -1,7 +1,8 @@
 #pragma once
 // A backend decorator that replays recurring sequences of pool-stream work as graphs
-// (docs/design.md, "Graph replay"). UNMEASURED: it is proved on the simulated device only, and
-// ACS_GRAPH defaults to off until a GPU run shows what it gains.
+// (docs/design.md, "Graph replay"). UNMEASURED: proved on the simulated device and run on the
+// H200 (gpu.graph_replay.*, outputs identical); ACS_GRAPH defaults to off until a GPU run shows
+// what it gains.
 //
 // Why: with kernels of a few µs the host's launch rate sets the speed. Replaying an
 // instantiated graph costs the host far less per kernel than a launch (issue 16's table), and

@@ -117,7 +117,7 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     e.runtime.store(rt, std::memory_order_release);
     log::info("device {}: scheduling launches with a window of {} over {} pool streams, issued by {} thread(s) "
               "of acs's own (0: the application's), graph replay {}", e.device, c.window, c.streams, issue_threads,
-              sc.graphs ? "on (unvalidated on a GPU)" : "off");
+              sc.graphs ? "on (its speed not yet measured)" : "off");
     return rt;
   } catch (...) {
     e.failed.store(true, std::memory_order_relaxed);
