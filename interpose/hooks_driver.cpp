@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "interpose/hooks_entry.hpp"
+#include "src/support/config.hpp"
 #include "interpose/hooks_export.hpp"
 #include "interpose/hooks_generic.hpp"
 #include "interpose/hooks_launch.hpp"
@@ -79,7 +80,8 @@ struct special<hook_api::driver> {
   static CUresult call(decltype(&::cuLaunchKernelEx) real, const CUlaunchConfig* config, CUfunction f,
                        void** params, void** extra) noexcept {
     if (config == nullptr) return real(config, f, params, extra);  // the driver reports the error
-    if (const auto why = ordering_of(config->attrs, config->numAttrs)) {
+    const bool reorder_programmatic = settings().pdl_reorder;
+    if (const auto why = ordering_of(config->attrs, config->numAttrs, reorder_programmatic)) {
       stream_work_begins(config->hStream, Entry::zero);
       const CUresult result = real(config, f, params, extra);
       launched_as_is(Entry::name, config->hStream, Entry::zero, *why);
@@ -95,14 +97,20 @@ struct special<hook_api::driver> {
     const launch_closure issue{[](void* context, CUstream on) noexcept -> int {
                                  const auto& a = *static_cast<const arguments*>(context);
                                  CUlaunchConfig moved = *a.config;  // attributes shared, unchanged
+                                 CUlaunchAttribute copy[max_moved_attributes];
+                                 if (on != a.config->hStream)  // on a pool stream: no programmatic dependency
+                                   moved.attrs = const_cast<CUlaunchAttribute*>(
+                                       moved_attributes<CUlaunchAttribute>(a.config->attrs, a.config->numAttrs, copy));
                                  moved.hStream = on;
                                  return a.real(&moved, a.f, a.params, a.extra);
                                },
                                &args};
+    // Attributes that need not follow the launch to a pool stream let acs copy it (detach).
+    const bool attributes = config->numAttrs != 0 && !(reorder_programmatic && only_programmatic(config->attrs, config->numAttrs));
     const launch_request request{config->hStream, Entry::zero, f, params, extra, Entry::name,
                                  {{config->gridDimX, config->gridDimY, config->gridDimZ},
                                   {config->blockDimX, config->blockDimY, config->blockDimZ},
-                                  config->sharedMemBytes, config->numAttrs != 0}};
+                                  config->sharedMemBytes, attributes}};
     return static_cast<CUresult>(dispatch(request, issue));
   }
 

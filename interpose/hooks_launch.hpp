@@ -33,12 +33,40 @@ inline int serialization_value(const cudaLaunchAttribute& a) noexcept {
   return a.val.programmaticStreamSerializationAllowed;
 }
 
-// Why a launch with these attributes must stay on its own stream, in order; nullopt when acs
-// may re-issue it, attributes unchanged, on another stream. Only attributes known to be about
-// the kernel itself (placement, caching, priority hints) are allowed: programmatic dependent
-// launch, completion events and anything newer than this list keep the launch in order.
+// Programmatic dependent launch (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, set by
+// XLA on every launch) lets a kernel start before the kernel ahead of it in its stream has
+// finished; the kernel waits for that one's results itself (cudaGridDependencySynchronize). With
+// ACS_PDL=reorder such a launch is scheduled like any other, and on a pool stream it is issued
+// without the attribute: it then starts only when everything before it on that stream, and every
+// event acs made it wait for, is complete, an order stronger than the one asked for, and its
+// cudaGridDependencySynchronize returns at once (no grid it depends on programmatically). On its
+// own stream it is issued as the program made it.
+inline constexpr unsigned max_moved_attributes = 16;  // a copy on the stack, with the attribute off
+
 template <class Attribute>
-std::optional<pass_reason> ordering_of(const Attribute* attrs, unsigned count) noexcept {
+bool allows_programmatic(const Attribute& a) noexcept {
+  return static_cast<int>(a.id) == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION && serialization_value(a) != 0;
+}
+
+// Whether every attribute is inert or programmatic stream serialization: a launch that needs no
+// attribute once moved (acs may copy it and issue it through cuLaunchKernel, or as a graph node).
+template <class Attribute>
+bool only_programmatic(const Attribute* attrs, unsigned count) noexcept {
+  for (unsigned i = 0; i < count; ++i) {
+    const int id = static_cast<int>(attrs[i].id);
+    if (id != CU_LAUNCH_ATTRIBUTE_IGNORE && id != CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION) return false;
+  }
+  return true;
+}
+
+// Why a launch with these attributes must stay on its own stream, in order; nullopt when acs
+// may re-issue it on another stream (its attributes unchanged, but for programmatic stream
+// serialization with `reorder_programmatic`, which is then turned off). Only attributes known to
+// be about the kernel itself (placement, caching, priority hints) are allowed: completion events
+// and anything newer than this list keep the launch in order.
+template <class Attribute>
+std::optional<pass_reason> ordering_of(const Attribute* attrs, unsigned count,
+                                       bool reorder_programmatic = false) noexcept {
   if (count != 0 && attrs == nullptr) return pass_reason::ordering_attribute;  // the call will fail
   for (unsigned i = 0; i < count; ++i) {
     switch (static_cast<int>(attrs[i].id)) {
@@ -58,13 +86,29 @@ std::optional<pass_reason> ordering_of(const Attribute* attrs, unsigned count) n
         if (cooperative_value(attrs[i]) != 0) return pass_reason::cooperative;
         break;
       case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
-        if (serialization_value(attrs[i]) != 0) return pass_reason::ordering_attribute;
+        if (serialization_value(attrs[i]) != 0 && (!reorder_programmatic || count > max_moved_attributes))
+          return pass_reason::ordering_attribute;
         break;
       default:  // programmatic event, launch completion event, device-updatable node, unknown
         return pass_reason::ordering_attribute;
     }
   }
   return std::nullopt;
+}
+
+// The attributes a launch moved to a pool stream is issued with: `attrs` with programmatic
+// stream serialization turned off, copied into `out` (count <= max_moved_attributes, as
+// ordering_of checked). Returns `attrs` itself when none allows it.
+template <class Attribute>
+const Attribute* moved_attributes(const Attribute* attrs, unsigned count, Attribute (&out)[max_moved_attributes]) noexcept {
+  bool any = false;
+  for (unsigned i = 0; i < count; ++i) any = any || allows_programmatic(attrs[i]);
+  if (!any || count > max_moved_attributes) return attrs;
+  for (unsigned i = 0; i < count; ++i) {
+    out[i] = attrs[i];
+    if (allows_programmatic(out[i])) out[i].id = static_cast<decltype(out[i].id)>(CU_LAUNCH_ATTRIBUTE_IGNORE);
+  }
+  return out;
 }
 
 // Hands a launch to the runtime, with the diagnostic line of ACS_LOG_LEVEL=debug.

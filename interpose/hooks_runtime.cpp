@@ -15,6 +15,7 @@
 #include "interpose/hooks_generic.hpp"
 #include "interpose/hooks_launch.hpp"
 #include "interpose/real_driver.hpp"
+#include "src/support/config.hpp"
 #include "interpose/real_runtime.hpp"
 #include "src/support/thread_cache.hpp"
 
@@ -194,7 +195,8 @@ struct special<hook_api::runtime> {
   static cudaError_t call(decltype(&::cudaLaunchKernelExC) real, const cudaLaunchConfig_t* config,
                           const void* func, void** args) noexcept {
     if (config == nullptr) return real(config, func, args);  // the runtime reports the error
-    if (const auto why = ordering_of(config->attrs, config->numAttrs)) {
+    const bool reorder_programmatic = settings().pdl_reorder;
+    if (const auto why = ordering_of(config->attrs, config->numAttrs, reorder_programmatic)) {
       stream_work_begins(config->stream, Entry::zero);
       const cudaError_t result = real(config, func, args);
       launched_as_is(Entry::name, config->stream, Entry::zero, *why);
@@ -209,13 +211,17 @@ struct special<hook_api::runtime> {
     const launch_closure issue{[](void* context, CUstream on) noexcept -> int {
                                  const auto& a = *static_cast<const arguments*>(context);
                                  cudaLaunchConfig_t moved = *a.config;  // attributes shared, unchanged
+                                 cudaLaunchAttribute copy[max_moved_attributes];
+                                 if (on != a.config->stream)  // on a pool stream: no programmatic dependency
+                                   moved.attrs = const_cast<cudaLaunchAttribute*>(
+                                       moved_attributes<cudaLaunchAttribute>(a.config->attrs, a.config->numAttrs, copy));
                                  moved.stream = on;
                                  return a.real(&moved, a.func, a.args);
                                },
                                &saved};
     const CUfunction function = active() ? cached_function_of_stub(func) : nullptr;
     launch_shape shape = shape_of(config->gridDim, config->blockDim, config->dynamicSmemBytes);
-    shape.attributes = config->numAttrs != 0;
+    shape.attributes = config->numAttrs != 0 && !(reorder_programmatic && only_programmatic(config->attrs, config->numAttrs));
     const launch_request request{config->stream, Entry::zero, function, args, nullptr, Entry::name, shape};
     return static_cast<cudaError_t>(dispatch(request, issue));
   }

@@ -186,6 +186,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   // took ~200 ms more than CUDA's 8: conjugateGradient x0.73, simpleCooperativeGroups x0.61 of
   // native), whether or not acs finds any parallelism; wide DAGs gained little from them
   // (docs/design.md section 7).
+  c.pdl_reorder = p.word<bool>("ACS_PDL", {{"pass", false}, {"reorder", true}});
   c.connections = p.integer("ACS_CONNECTIONS", 0, 0, config::max_device_connections);
   c.trace = p.text("ACS_TRACE");
   c.stats_file = p.text("ACS_STATS_FILE");

@@ -40,6 +40,10 @@
 //                    had work pending (where the GPU keeps up with the host, overlap gains
 //                    nothing)                              boolean, default 1 (0 with ACS_GRAPH=auto:
 //                    graphs amortise the host's launches, which is what such a stream needs)
+//   ACS_PDL          pass|reorder: launches allowing programmatic dependent launch (XLA's) pass
+//                    straight through, or are scheduled like others and issued without the
+//                    attribute on pool streams (interpose/hooks_launch.hpp), default pass: reorder
+//                    is not yet run on a GPU
 //   ACS_CONNECTIONS  CUDA_DEVICE_MAX_CONNECTIONS acs sets when the program left it unset,
 //                    0..32, default 0: none set, CUDA's own 8 hardware queues stay (16 cost
 //                    ~200 ms at context creation on the H200)
@@ -120,6 +124,7 @@ struct config {
   bool step_aside = true;
   bool start_aside = true;
   bool probe_backlog = true;
+  bool pdl_reorder = false;  // ACS_PDL=reorder
   unsigned connections = 0;  // ACS_CONNECTIONS; 0: CUDA_DEVICE_MAX_CONNECTIONS left alone
   std::string trace;  // empty: no trace
   std::string stats_file;  // empty: none; else absolute

@@ -57,6 +57,7 @@ int dispatch_launch(const launch_request& request, launch_closure issue) noexcep
   e.api = request.api;
   e.function = request.function;
   e.params = request.params;
+  e.detail = request.shape.attributes ? 1 : 0;
   record(e);
   CUstream on = nullptr;
   {

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -177,6 +178,13 @@ int main() {
     config.numAttrs = 1;
     return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(&add_one), args);
   }, [&](const step_events& e) {
+    // ACS_PDL=reorder (interpose/hooks_launch.hpp): dispatched like any launch, which may then copy it.
+    const char* pdl = std::getenv("ACS_PDL");
+    if (pdl != nullptr && std::string(pdl) == "reorder") {
+      one_launch(e, cs, false);
+      if (const auto* d = e.first(recorded::launch)) check(d->detail == 0, "no attribute left to follow it");
+      return;
+    }
     check(e.count(recorded::launch) == 0 && e.count(recorded::launched_directly) == 1, "issued as-is, once");
     if (const auto* d = e.first(recorded::launched_directly))
       check(d->detail == static_cast<int>(acs::pass_reason::ordering_attribute), "reason: ordering attribute");

@@ -37,7 +37,8 @@ struct recorded_event {
   void** params;           // launch_request::params
   std::uint64_t address;   // allocated / freed / reserved / unreserved
   std::uint64_t bytes;     // allocated / reserved
-  int detail;              // pass_reason, capture mode, memory_kind (allocated)
+  int detail;              // pass_reason, capture mode, memory_kind (allocated),
+                           // launch_shape::attributes (launch)
   int nesting;             // hook depth seen inside the call (1: the outermost hook)
   int bracketed;           // barrier, launched_directly, synchronized: the matching
                            // stream_work_begins / stream_sync_begins came first, same stream

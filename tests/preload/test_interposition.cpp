@@ -532,6 +532,63 @@ TEST_F(interposition, launch_attributes_decide_whether_a_launch_may_move) {
   EXPECT_EQ(e[3].detail, static_cast<int>(acs::pass_reason::ordering_attribute));
 }
 
+// [pdl] Programmatic dependent launch (interpose/hooks_launch.hpp, ACS_PDL): registered twice,
+// with ACS_PDL unset (such launches pass straight through, attribute and all) and with
+// ACS_PDL=reorder (scheduled like others; moved to a pool stream, they lose the attribute, and
+// the program's own configuration is left as it was).
+class interposition_pdl : public interposition {};
+
+TEST_F(interposition_pdl, programmatic_launches_pass_through_or_move_without_their_attribute) {
+  const char* setting = std::getenv("ACS_PDL");
+  const bool reorder = setting != nullptr && std::string(setting) == "reorder";
+  auto launch_ex = proc<PFN_cuLaunchKernelEx_v11060>("cuLaunchKernelEx", 12000);
+  redirect_(stream(0x99));
+  CUlaunchAttribute attributes[2]{};
+  attributes[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attributes[0].value.programmaticStreamSerializationAllowed = 1;
+  attributes[1].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+  attributes[1].value.priority = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = config.blockDimY = config.blockDimZ = 1;
+  config.hStream = stream(0x55);
+  config.attrs = attributes;
+  config.numAttrs = 1;
+  EXPECT_EQ(launch_ex(&config, function(0x10), nullptr, nullptr), CUDA_SUCCESS);  // PDL alone
+  config.numAttrs = 2;
+  EXPECT_EQ(launch_ex(&config, function(0x11), nullptr, nullptr), CUDA_SUCCESS);  // PDL and a priority
+  attributes[1].id = CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT;  // stays in order, whatever ACS_PDL says
+  EXPECT_EQ(launch_ex(&config, function(0x12), nullptr, nullptr), CUDA_SUCCESS);
+  // The program's configuration is untouched.
+  EXPECT_EQ(config.hStream, stream(0x55));
+  EXPECT_EQ(attributes[0].id, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+  EXPECT_EQ(attributes[0].value.programmaticStreamSerializationAllowed, 1u);
+
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 3u);
+  const auto e = events();
+  ASSERT_EQ(e.size(), 3u);
+  for (int i = 0; i < 2; ++i) {
+    if (reorder) {
+      EXPECT_EQ(c[i].stream, stream(0x99)) << i;
+      EXPECT_EQ(c[i].programmatic, 0) << i << ": moved with the attribute still on";
+      EXPECT_EQ(e[i].what, recorded::launch) << i;
+    } else {
+      EXPECT_EQ(c[i].stream, stream(0x55)) << i;
+      EXPECT_EQ(c[i].programmatic, 1) << i << ": the attribute was lost on the program's own stream";
+      EXPECT_EQ(e[i].what, recorded::launched_directly) << i;
+      EXPECT_EQ(e[i].detail, static_cast<int>(acs::pass_reason::ordering_attribute)) << i;
+    }
+  }
+  if (reorder) {
+    EXPECT_EQ(e[0].detail, 0) << "PDL alone needs no attribute once moved: acs may copy the launch";
+    EXPECT_EQ(e[1].detail, 1) << "the priority must follow the launch";
+  }
+  EXPECT_EQ(c[2].stream, stream(0x55));
+  EXPECT_EQ(c[2].programmatic, 1);
+  EXPECT_EQ(e[2].what, recorded::launched_directly);
+}
+
 TEST_F(interposition, cooperative_launches_are_issued_as_is) {
   redirect_(stream(0x99));
   auto launch = proc<PFN_cuLaunchCooperativeKernel_v9000>("cuLaunchCooperativeKernel", 12000);

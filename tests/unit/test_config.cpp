@@ -298,6 +298,14 @@ TEST(config, step_aside_can_be_turned_off) {
   EXPECT_FALSE(parse({{"ACS_STEP_ASIDE", "0"}}, nullptr).step_aside);
 }
 
+TEST(config, programmatic_launches_pass_through_unless_reordering_is_asked) {
+  EXPECT_FALSE(parse({}, nullptr).pdl_reorder);
+  EXPECT_TRUE(parse({{"ACS_PDL", "reorder"}}, nullptr).pdl_reorder);
+  std::vector<config_issue> issues;
+  EXPECT_FALSE(parse({{"ACS_PDL", "sometimes"}}, &issues).pdl_reorder);
+  EXPECT_EQ(issues.size(), 1u);
+}
+
 TEST(config, probes_need_a_backlog_unless_graphs_replay_or_told_otherwise) {
   EXPECT_TRUE(parse({}, nullptr).probe_backlog);
   EXPECT_FALSE(parse({{"ACS_GRAPH", "auto"}}, nullptr).probe_backlog);

@@ -6,6 +6,9 @@ struct fake_call {
   const char* name;  // the exact entry point that ran (cuLaunchKernel_ptsz...)
   void* stream;
   void* function;
+  // cuLaunchKernelEx: 1 when an attribute allowed programmatic stream serialization, else 0;
+  // -1 for every other call.
+  int programmatic = -1;
 };
 
 extern "C" {

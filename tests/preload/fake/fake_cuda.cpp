@@ -49,9 +49,9 @@ struct device_model {
 };
 device_model model;
 
-void log(const char* name, CUstream stream = nullptr, CUfunction function = nullptr) {
+void log(const char* name, CUstream stream = nullptr, CUfunction function = nullptr, int programmatic = -1) {
   std::lock_guard lock(mutex);
-  calls.push_back({name, stream, function});
+  calls.push_back({name, stream, function, programmatic});
 }
 
 // CUDA_ERROR_LAUNCH_FAILED once the context failed, else `otherwise`.
@@ -60,8 +60,8 @@ CUresult unless_failed(CUresult otherwise = CUDA_SUCCESS) {
   return model.failed ? CUDA_ERROR_LAUNCH_FAILED : otherwise;
 }
 
-CUresult launch(const char* name, CUfunction f, CUstream stream, unsigned shared = 0) {
-  log(name, stream, f);
+CUresult launch(const char* name, CUfunction f, CUstream stream, unsigned shared = 0, int programmatic = -1) {
+  log(name, stream, f, programmatic);
   std::lock_guard lock(mutex);
   if (model.launches_seen++ >= model.fail_after) model.failed = true;
   if (model.failed) return CUDA_ERROR_LAUNCH_FAILED;
@@ -85,8 +85,15 @@ CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned, unsigned, unsigned, unsigne
                              CUstream s, void**, void**) {
   return launch("cuLaunchKernel_ptsz", f, s);
 }
+int programmatic_of(const CUlaunchConfig* c) {
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION &&
+        c->attrs[i].value.programmaticStreamSerializationAllowed != 0)
+      return 1;
+  return 0;
+}
 CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void**, void**) {
-  return launch("cuLaunchKernelEx", f, c->hStream);
+  return launch("cuLaunchKernelEx", f, c->hStream, 0, programmatic_of(c));
 }
 CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig* c, CUfunction f, void**, void**) {
   return launch("cuLaunchKernelEx_ptsz", f, c->hStream);
