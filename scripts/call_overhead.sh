@@ -2,7 +2,8 @@
 # Host ns per CUDA call natively, with the hooks alone (ACS_DISABLE=1) and under acs: medians of
 # ROUNDS interleaved runs, and the differences against native.
 #   shared, static  benchmarks/overhead/call_overhead.cu with shared and static cudart (a GPU)
-#   fake            benchmarks/cpu/call_overhead_fake.cpp on the fake driver of tests/preload:
+#   fake            benchmarks/cpu/call_overhead_fake.cpp on the fake driver of tests/preload
+#                   (and a `graph` column: ACS_GRAPH=auto, the fake offering graphs):
 #                   no GPU needed; the fake's own times are not a driver's, so only acs-native
 #                   (what acs adds to each call, on the application's thread) means anything.
 #                   ACS_ISSUE=inline puts the issuing on that thread too (the fake's launches
@@ -31,10 +32,15 @@ for variant in shared static fake; do
     echo "$variant: $bin was not built: skipped"
     continue
   fi
+  : >"$tmp/$variant.graph"
   for ((r = 0; r < rounds; r++)); do
     env "${env[@]}" "$bin" >>"$tmp/$variant.native"
     env "${env[@]}" LD_PRELOAD="$lib" ACS_DISABLE=1 "$bin" >>"$tmp/$variant.hooks"
     env "${env[@]}" LD_PRELOAD="$lib" "$bin" >>"$tmp/$variant.acs"
+    # The fake driver offers graphs on request: the application thread's cost with graph replay.
+    if [[ $variant == fake ]]; then
+      env "${env[@]}" FAKE_CUDA_GRAPHS=1 LD_PRELOAD="$lib" ACS_GRAPH=auto "$bin" >>"$tmp/$variant.graph"
+    fi
   done
   python3 - "$tmp" "$variant" <<'PY'
 import collections, statistics, sys
@@ -46,11 +52,15 @@ def read(mode):
             name, ns = line.split()
             d[name[5:]].append(float(ns[3:]))
     return {k: statistics.median(v) for k, v in d.items()}
-n, h, a = read("native"), read("hooks"), read("acs")
+n, h, a, g = read("native"), read("hooks"), read("acs"), read("graph")
 print(f"{variant}: ns per call, medians of interleaved runs" + (" (the fake driver: only acs-native means anything)" if variant == "fake" else " (cudart)"))
-print(f"{'call':28s} {'native':>8s} {'hooks':>8s} {'acs':>8s} {'acs-native':>11s}")
+graph = f" {'graph':>8s} {'graph-native':>13s}" if g else ""
+print(f"{'call':28s} {'native':>8s} {'hooks':>8s} {'acs':>8s} {'acs-native':>11s}" + graph)
 for k in n:
-    print(f"{k:28s} {n[k]:8.1f} {h.get(k, float('nan')):8.1f} {a.get(k, float('nan')):8.1f} {a.get(k, float('nan')) - n[k]:+11.1f}")
+    line = f"{k:28s} {n[k]:8.1f} {h.get(k, float('nan')):8.1f} {a.get(k, float('nan')):8.1f} {a.get(k, float('nan')) - n[k]:+11.1f}"
+    if g:
+        line += f" {g.get(k, float('nan')):8.1f} {g.get(k, float('nan')) - n[k]:+13.1f}"
+    print(line)
 PY
 done
 rm -rf "$tmp"

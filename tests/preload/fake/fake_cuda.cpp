@@ -324,6 +324,61 @@ CUresult cuGraphInstantiateWithParams(CUgraphExec* e, CUgraph, CUDA_GRAPH_INSTAN
   *e = nullptr;
   return CUDA_SUCCESS;
 }
+// Graphs of kernel nodes, offered by cuGetProcAddress only with FAKE_CUDA_GRAPHS=1 (the host-cost
+// benchmark of graph replay, benchmarks/cpu/call_overhead_fake.cpp): without them acs replays
+// its segments call by call, which the preload tests check. A launch of an executable counts
+// each node as a launch of the device model.
+struct fake_graph {
+  std::vector<CUfunction> nodes;
+};
+bool graphs_offered() {
+  static const bool offered = [] {
+    const char* v = std::getenv("FAKE_CUDA_GRAPHS");
+    return v != nullptr && std::strcmp(v, "1") == 0;
+  }();
+  return offered;
+}
+CUresult cuGraphCreate(CUgraph* g, unsigned) {
+  log("cuGraphCreate");
+  *g = reinterpret_cast<CUgraph>(new fake_graph);
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphAddKernelNode_v2(CUgraphNode* node, CUgraph g, const CUgraphNode*, size_t,
+                                 const CUDA_KERNEL_NODE_PARAMS_v2* p) {
+  log("cuGraphAddKernelNode", nullptr, p->func);
+  auto* graph = reinterpret_cast<fake_graph*>(g);
+  graph->nodes.push_back(p->func);
+  *node = reinterpret_cast<CUgraphNode>(graph->nodes.size());
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphInstantiateWithFlags(CUgraphExec* e, CUgraph g, unsigned long long) {
+  log("cuGraphInstantiateWithFlags");
+  *e = reinterpret_cast<CUgraphExec>(new fake_graph(*reinterpret_cast<fake_graph*>(g)));
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v2* p) {
+  log("cuGraphExecKernelNodeSetParams", nullptr, p->func);
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphLaunch(CUgraphExec e, CUstream s) {
+  log("cuGraphLaunch", s);
+  std::lock_guard lock(mutex);
+  const auto& nodes = reinterpret_cast<fake_graph*>(e)->nodes;
+  model.launches_seen += nodes.size();
+  if (model.failed) return CUDA_ERROR_LAUNCH_FAILED;
+  model.launches_run += nodes.size();
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphExecDestroy(CUgraphExec e) {
+  log("cuGraphExecDestroy");
+  delete reinterpret_cast<fake_graph*>(e);
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphDestroy(CUgraph g) {
+  log("cuGraphDestroy");
+  delete reinterpret_cast<fake_graph*>(g);
+  return CUDA_SUCCESS;
+}
 // Loads succeed with handle 0x10 + n, except for the image "bad".
 CUresult cuModuleLoadData(CUmodule* m, const void* image) {
   log("cuModuleLoadData");
@@ -421,6 +476,23 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint
       {"cuGetProcAddress", 12000, reinterpret_cast<void*>(&cuGetProcAddress_v2), nullptr},
       {"cuGetProcAddress", 11030, reinterpret_cast<void*>(&cuGetProcAddress), nullptr},
   };
+  static const row graph_rows[] = {
+      {"cuGraphCreate", 10000, reinterpret_cast<void*>(&cuGraphCreate), nullptr},
+      {"cuGraphAddKernelNode", 12000, reinterpret_cast<void*>(&cuGraphAddKernelNode_v2), nullptr},
+      {"cuGraphInstantiateWithFlags", 11040, reinterpret_cast<void*>(&cuGraphInstantiateWithFlags), nullptr},
+      {"cuGraphExecKernelNodeSetParams", 12000, reinterpret_cast<void*>(&cuGraphExecKernelNodeSetParams_v2), nullptr},
+      {"cuGraphLaunch", 10000, reinterpret_cast<void*>(&cuGraphLaunch), nullptr},
+      {"cuGraphExecDestroy", 10000, reinterpret_cast<void*>(&cuGraphExecDestroy), nullptr},
+      {"cuGraphDestroy", 10000, reinterpret_cast<void*>(&cuGraphDestroy), nullptr},
+  };
+  if (graphs_offered()) {
+    for (const row& r : graph_rows) {
+      if (std::strcmp(r.name, symbol) != 0 || version < r.since) continue;
+      *pfn = r.legacy;
+      if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+      return CUDA_SUCCESS;
+    }
+  }
   for (const row& r : rows) {
     if (std::strcmp(r.name, symbol) != 0 || version < r.since) continue;
     *pfn = ptds && r.per_thread != nullptr ? r.per_thread : r.legacy;
