@@ -59,7 +59,7 @@ void graph_replay::append(pending p) {
   if (p.kind == op::record && std::find(segment_records_.begin(), segment_records_.end(), p.event) == segment_records_.end())
     segment_records_.push_back(p.event);
   segment_.push_back(p);
-  if (idle_thread_.joinable()) last_call_ = std::chrono::steady_clock::now();
+  ++calls_;
   if (segment_.size() >= config_.max_segment) flush_locked(flush_cause::limit);
 }
 
@@ -155,10 +155,7 @@ void graph_replay::flush(flush_cause cause) noexcept {
   flush_locked(cause);
 }
 
-bool graph_replay::broken() const noexcept {
-  std::lock_guard lock(mutex_);
-  return broken_;
-}
+bool graph_replay::broken() const noexcept { return broken_.load(std::memory_order_acquire); }
 
 graph_replay_stats graph_replay::stats() const noexcept {
   std::lock_guard lock(mutex_);
@@ -175,12 +172,11 @@ void graph_replay::idle_loop() noexcept {
       idle_wakeup_.wait(lock);
       continue;
     }
-    const auto due = last_call_ + config_.idle;
-    if (std::chrono::steady_clock::now() >= due) {
+    // A whole idle interval without a new call, then flush (a wake-up before its end, or a call
+    // during it, starts another interval).
+    const std::uint64_t seen = calls_;
+    if (idle_wakeup_.wait_for(lock, config_.idle) == std::cv_status::timeout && !stopping_ && calls_ == seen)
       flush_locked(flush_cause::idle);
-    } else {
-      idle_wakeup_.wait_until(lock, due);
-    }
   }
 }
 

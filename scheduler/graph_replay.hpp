@@ -17,7 +17,8 @@
 // cannot be detached, flush() (the scheduler's, before every barrier, join and device-wide
 // operation of the application: work it issues directly on one stream, say a kernel that spins
 // for one of the segment's, must find the segment issued), the segment reaching
-// its length limit, and the idle flush: no new call for `idle` (50 µs by default), so that a
+// its length limit, and the idle flush: no new call during a whole `idle` (50 µs by default: so
+// within twice that of the last call), so that a
 // program spinning on mapped memory for a kernel it launched never hangs. A query does not
 // flush: an event recorded in the segment is pending (its record was not even issued), any
 // other event is unaffected by the segment and is asked of the inner backend.
@@ -46,6 +47,7 @@
 //
 // Thread-safety: calls are serialised by the caller (the scheduler's lock), but flush() and
 // the idle thread may run beside them: one mutex guards the segment and every inner call.
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -171,7 +173,8 @@ class graph_replay final : public backend {
   std::vector<stream_handle> pool_streams_;
   std::vector<pending> segment_;
   std::vector<event_handle> segment_records_;  // events recorded in the segment
-  bool broken_ = false;
+  // Set under mutex_; read without it by broken(), which the scheduler asks at every launch.
+  std::atomic<bool> broken_{false};
   std::uintptr_t owner_ = 0;  // the application stream whose launches the segment holds
   event_handle scratch_ = 0;  // joins the used streams around a graph launch
   // Occurrences of shapes not built yet (cleared when it grows past its bound), and the LRU
@@ -181,7 +184,9 @@ class graph_replay final : public backend {
   std::unordered_map<std::vector<std::uint64_t>, std::list<cached>::iterator, key_hash> cache_;
   graph_replay_stats stats_;
   // The idle flush.
-  std::chrono::steady_clock::time_point last_call_;
+  // Calls appended so far: the idle thread flushes after a whole `idle` without a new one. A count,
+  // not a time stamp: reading the clock at every append cost more than the rest of it.
+  std::uint64_t calls_ = 0;
   std::condition_variable idle_wakeup_;
   bool stopping_ = false;
   std::thread idle_thread_;

@@ -27,8 +27,8 @@
 //                    H200, its speed is not measured yet
 //   ACS_GRAPH_AFTER  occurrences of a shape before it is built as a graph, 1..1000, default 2
 //   ACS_GRAPH_CACHE  graph executables kept per device (LRU), 1..4096, default 64
-//   ACS_GRAPH_IDLE_US  µs without a new call after which buffered work is issued,
-//                    1..100000, default 50
+//   ACS_GRAPH_IDLE_US  buffered work is issued after a whole interval of this many µs without
+//                    a new call (so within twice it of the last), 1..100000, default 50
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
