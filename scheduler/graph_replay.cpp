@@ -144,10 +144,10 @@ void graph_replay::destroy_event(event_handle event) noexcept {
 }
 
 void graph_replay::note_owner(std::uintptr_t key) noexcept {
+  if (key == owner_.load(std::memory_order_relaxed)) return;  // the common case: no lock
   std::lock_guard lock(mutex_);
-  if (key == owner_) return;
   flush_locked(flush_cause::other_stream);
-  owner_ = key;
+  owner_.store(key, std::memory_order_relaxed);
 }
 
 void graph_replay::flush(flush_cause cause) noexcept {

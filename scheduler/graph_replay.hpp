@@ -120,7 +120,8 @@ class graph_replay final : public backend {
   // The launches that follow are of application stream `key` (until the next note). A segment
   // holds one application stream's work: the coarsening then adds only order that stream's
   // own program order already has (docs/design.md rule 12: streams stay apart), so no kernel
-  // can wait behind another stream's spinner or priority.
+  // can wait behind another stream's spinner or priority. Callers are serialised (the
+  // scheduler's lock).
   void note_owner(std::uintptr_t key) noexcept;
   // Issues the segment. Any thread: before a device-wide operation of the application
   // (explicit_call), before any direct work or observation of one of its streams (barrier).
@@ -175,7 +176,9 @@ class graph_replay final : public backend {
   std::vector<event_handle> segment_records_;  // events recorded in the segment
   // Set under mutex_; read without it by broken(), which the scheduler asks at every launch.
   std::atomic<bool> broken_{false};
-  std::uintptr_t owner_ = 0;  // the application stream whose launches the segment holds
+  // The application stream whose launches the segment holds. Changed only by note_owner, whose
+  // callers the scheduler's lock serialises: read there without mutex_.
+  std::atomic<std::uintptr_t> owner_{0};
   event_handle scratch_ = 0;  // joins the used streams around a graph launch
   // Occurrences of shapes not built yet (cleared when it grows past its bound), and the LRU
   // cache of executables, most recent first.
