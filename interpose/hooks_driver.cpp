@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "interpose/hooks_entry.hpp"
-#include "src/support/config.hpp"
 #include "interpose/hooks_export.hpp"
 #include "interpose/hooks_generic.hpp"
 #include "interpose/hooks_launch.hpp"
 #include "interpose/hooks_lookup.hpp"
 #include "interpose/real_driver_hooked.hpp"
+#include "src/support/config.hpp"
 #include "src/support/thread_cache.hpp"
 
 namespace acs::hooks {
@@ -105,8 +105,7 @@ struct special<hook_api::driver> {
                                  return a.real(&moved, a.f, a.params, a.extra);
                                },
                                &args};
-    // Attributes that need not follow the launch to a pool stream let acs copy it (detach).
-    const bool attributes = config->numAttrs != 0 && !(reorder_programmatic && only_programmatic(config->attrs, config->numAttrs));
+    const bool attributes = attributes_follow(config->attrs, config->numAttrs, reorder_programmatic);
     const launch_request request{config->hStream, Entry::zero, f, params, extra, Entry::name,
                                  {{config->gridDimX, config->gridDimY, config->gridDimZ},
                                   {config->blockDimX, config->blockDimY, config->blockDimZ},

@@ -59,6 +59,15 @@ bool only_programmatic(const Attribute* attrs, unsigned count) noexcept {
   return true;
 }
 
+// Whether a launch's attributes must follow it to a pool stream (launch_shape::attributes): then
+// acs cannot copy it into a plain cuLaunchKernel or a graph node (cuda_backend::detach). With
+// `reorder_programmatic`, programmatic stream serialization alone does not, since a moved launch
+// drops it anyway (moved_attributes).
+template <class Attribute>
+bool attributes_follow(const Attribute* attrs, unsigned count, bool reorder_programmatic) noexcept {
+  return count != 0 && !(reorder_programmatic && only_programmatic(attrs, count));
+}
+
 // Why a launch with these attributes must stay on its own stream, in order; nullopt when acs
 // may re-issue it on another stream (its attributes unchanged, but for programmatic stream
 // serialization with `reorder_programmatic`, which is then turned off). Only attributes known to

@@ -15,8 +15,8 @@
 #include "interpose/hooks_generic.hpp"
 #include "interpose/hooks_launch.hpp"
 #include "interpose/real_driver.hpp"
-#include "src/support/config.hpp"
 #include "interpose/real_runtime.hpp"
+#include "src/support/config.hpp"
 #include "src/support/thread_cache.hpp"
 
 namespace acs::hooks {
@@ -221,7 +221,7 @@ struct special<hook_api::runtime> {
                                &saved};
     const CUfunction function = active() ? cached_function_of_stub(func) : nullptr;
     launch_shape shape = shape_of(config->gridDim, config->blockDim, config->dynamicSmemBytes);
-    shape.attributes = config->numAttrs != 0 && !(reorder_programmatic && only_programmatic(config->attrs, config->numAttrs));
+    shape.attributes = attributes_follow(config->attrs, config->numAttrs, reorder_programmatic);
     const launch_request request{config->stream, Entry::zero, function, args, nullptr, Entry::name, shape};
     return static_cast<cudaError_t>(dispatch(request, issue));
   }

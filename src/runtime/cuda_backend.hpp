@@ -73,8 +73,8 @@ class cuda_backend final : public backend {
   backend_status launch_detached(const void* kernel, stream_handle stream) override;
   void issuing_thread_started() noexcept override;
 
-  // Graph replay (scheduler/graph_replay.hpp; cuda_graphs.cpp). Run on the H200 (gpu.graph_replay.*), speed unmeasured; never run
-  // on a GPU; reached only with ACS_GRAPH=auto. Nodes are detached launches (so never one with
+  // Graph replay (scheduler/graph_replay.hpp; cuda_graphs.cpp). Run on the H200
+  // (gpu.graph_replay.*), its speed unmeasured; reached only with ACS_GRAPH=auto. Nodes are detached launches (so never one with
   // launch attributes or `extra`), identified by function, grid, block and shared memory size;
   // an update sets the arguments of the nodes whose values changed.
   bool describe(const void* kernel, kernel_identity* out) override;
