@@ -39,7 +39,7 @@ worker& the_worker() {
 
 }  // namespace
 
-void post(std::function<void()> job) noexcept {
+bool post(std::function<void()> job) noexcept {
   try {
     worker& w = the_worker();
     {
@@ -51,7 +51,9 @@ void post(std::function<void()> job) noexcept {
       w.jobs.push_back(std::move(job));
     }
     w.ready.notify_one();
+    return true;
   } catch (...) {  // no thread, no memory: the work is done when first needed instead
+    return false;
   }
 }
 

@@ -11,7 +11,8 @@
 
 namespace acs::background {
 
-/// @brief Queues `job` for acs's background thread (started on first use).
-void post(std::function<void()> job) noexcept;
+/// @brief Queues `job` for acs's background thread (started on first use); false when it could
+/// not be queued (no thread, no memory), and the job is then dropped.
+bool post(std::function<void()> job) noexcept;
 
 }  // namespace acs::background

@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <unordered_set>
 
 #include "src/runtime/background.hpp"
 
@@ -190,24 +192,90 @@ words_status pointer_arguments(CUfunction function, void* const* params, void* c
 }
 
 namespace {
-// Analyses posted to the background thread and not finished.
-constinit std::atomic<int> analyses_ahead{0};
+// Analyses and layout reads posted to the background thread and not finished.
+constinit std::atomic<int> work_ahead{0};
+
+// Counts one piece of work ahead until the returned token is gone (the job run or dropped).
+std::shared_ptr<void> count_ahead() {
+  work_ahead.fetch_add(1, std::memory_order_acq_rel);
+  try {
+    return std::shared_ptr<void>(nullptr, [](void*) { work_ahead.fetch_sub(1, std::memory_order_acq_rel); });
+  } catch (...) {  // the deleter ran: not counted
+    return nullptr;
+  }
+}
+
+// Functions whose layout a probe asked for: each is read once, on the background thread.
+struct layout_requests {
+  std::mutex mutex;
+  std::unordered_set<const void*> asked;
+};
+
+layout_requests& requests() {
+  static auto* const r = new layout_requests;  // never destroyed: hooks run until the end
+  return *r;
+}
+
+void forget_request(const void* function) noexcept {
+  try {
+    layout_requests& r = requests();
+    std::lock_guard lock(r.mutex);
+    r.asked.erase(function);
+  } catch (...) {
+  }
+}
+
+// Reads `function`'s layout on acs's background thread, in `context` (a CUfunction belongs to
+// one: finding the library it came from compares the library's kernel in that context). The
+// read costs tens of microseconds at a function's first launch (its parameters one by one, its
+// name demangled, its owner found), which a probe must not add to the launch path. False when
+// it cannot be read there (no current context, no background thread): the caller reads it.
+bool read_layout_ahead(CUfunction function) noexcept {
+  const driver::table* cuda = driver::real();
+  CUcontext context = nullptr;
+  if (cuda == nullptr || cuda->cuCtxGetCurrent_ == nullptr || cuda->cuCtxPushCurrent_ == nullptr ||
+      cuda->cuCtxPopCurrent_ == nullptr || cuda->cuCtxGetCurrent_(&context) != CUDA_SUCCESS || context == nullptr)
+    return false;
+  try {
+    layout_requests& r = requests();
+    {
+      std::lock_guard lock(r.mutex);
+      if (!r.asked.insert(function).second) return true;  // being read
+    }
+    auto ahead = count_ahead();
+    if (ahead.use_count() == 0) {
+      forget_request(function);
+      return false;
+    }
+    const bool queued = background::post([function, context, ahead] {
+      const driver::table* real = driver::real();
+      if (real == nullptr || real->cuCtxPushCurrent_(context) != CUDA_SUCCESS) {
+        forget_request(function);  // the context went away: a later probe asks again
+        return;
+      }
+      (void)sources().layouts.find(function);
+      CUcontext popped = nullptr;
+      (void)real->cuCtxPopCurrent_(&popped);
+    });
+    if (!queued) forget_request(function);
+    return queued;
+  } catch (...) {
+    return false;
+  }
+}
+
 }  // namespace
 
+bool work_ahead_pending() noexcept { return work_ahead.load(std::memory_order_acquire) != 0; }
+
 bool layout_ready(CUfunction function) noexcept {
-  return analyses_ahead.load(std::memory_order_acquire) == 0 || sources().layouts.cached(function);
+  return sources().layouts.cached(function) || !read_layout_ahead(function);
 }
 
 void read_code_ahead(const void* handle) noexcept {
-  // Counted until the job is gone, run or dropped (background::post may drop it).
-  std::shared_ptr<void> pending;
-  try {
-    analyses_ahead.fetch_add(1, std::memory_order_acq_rel);
-    pending = std::shared_ptr<void>(nullptr, [](void*) { analyses_ahead.fetch_sub(1, std::memory_order_acq_rel); });
-  } catch (...) {  // the deleter ran: not counted
-    return;
-  }
-  background::post([handle, pending] {
+  std::shared_ptr<void> ahead = count_ahead();
+  if (ahead.use_count() == 0) return;
+  background::post([handle, ahead] {
     const driver::table* cuda = driver::real();
     int major = 0, minor = 0;
     // Device ordinal 0: no context is needed to ask, and most processes have one kind of GPU.
@@ -222,6 +290,9 @@ void read_code_ahead(const void* handle) noexcept {
 void functions_unloaded() noexcept {
   try {
     sources().layouts.clear();
+    layout_requests& r = requests();
+    std::lock_guard lock(r.mutex);
+    r.asked.clear();  // a handle may now name another kernel: it is read again
   } catch (...) {
   }
 }

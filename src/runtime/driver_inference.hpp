@@ -29,10 +29,15 @@ const param_layout* layout_of(CUfunction function);
 /// waits for it; one on a device of another capability reads its own.
 void read_code_ahead(const void* handle) noexcept;
 
-/// @brief Whether `function`'s footprint can be inferred now without waiting: its layout is
-/// known, or no code is being analysed ahead (a module's PTX analysis can take tens of
-/// milliseconds, which a launch should not wait for: footprint.hpp).
+/// @brief Whether `function`'s footprint can be inferred now without reading anything: its
+/// layout is cached. When it is not, its layout is read on acs's background thread (once per
+/// function), and a probe treats the launch as unsettled (footprint.hpp): a function's first
+/// layout read and a module's PTX analysis cost tens of microseconds to milliseconds, which a
+/// launch that stays on its stream should not pay.
 bool layout_ready(CUfunction function) noexcept;
+
+/// @brief Whether analyses or layout reads posted to the background thread are unfinished.
+bool work_ahead_pending() noexcept;
 
 /// @brief Modules or libraries were unloaded: function handles may be reused, so
 /// cached layouts are dropped. Hooks call it from cuModuleUnload / cuLibraryUnload.

@@ -32,6 +32,7 @@ inline constexpr const char* names[count_] = {"hook entry", "prologue", "stream"
                                               "footprint",  "schedule", "gpu launch", "after launch", "leave"};
 inline std::atomic<std::uint64_t> ticks[count_];
 inline std::atomic<std::uint64_t> hits[count_];
+inline std::atomic<std::uint64_t> longest[count_];  // one-time costs (a first probe) hide in a mean
 inline thread_local std::uint64_t last = 0;
 
 struct calibration {
@@ -49,7 +50,9 @@ inline void report() {
     if (n == 0) continue;
     const double mean = static_cast<double>(ticks[s].load()) * ns_per_tick / static_cast<double>(n);
     total += mean;
-    std::fprintf(stderr, "acs stage %-12s %9.1f ns  (%llu)\n", names[s], mean, static_cast<unsigned long long>(n));
+    const double max = static_cast<double>(longest[s].load()) * ns_per_tick;
+    std::fprintf(stderr, "acs stage %-12s %9.1f ns  max %10.1f ns  (%llu)\n", names[s], mean, max,
+                 static_cast<unsigned long long>(n));
   }
   std::fprintf(stderr, "acs stage total        %9.1f ns\n", total);
 }
@@ -63,8 +66,12 @@ inline void begin() noexcept {
 inline void mark(stage s) noexcept {
   const std::uint64_t now = __rdtsc();
   if (last != 0) {
-    ticks[s].fetch_add(now - last, std::memory_order_relaxed);
+    const std::uint64_t spent = now - last;
+    ticks[s].fetch_add(spent, std::memory_order_relaxed);
     hits[s].fetch_add(1, std::memory_order_relaxed);
+    std::uint64_t seen = longest[s].load(std::memory_order_relaxed);
+    while (spent > seen && !longest[s].compare_exchange_weak(seen, spent, std::memory_order_relaxed)) {
+    }
   }
   last = s == leave ? 0 : now;
 }

@@ -867,6 +867,7 @@ class start_aside_test : public step_aside_test {
 };
 
 TEST_F(start_aside_test, a_probe_does_not_wait_for_code_being_analysed) {
+  warm_layouts = false;
   const auto [ctx, s, f, a, b, c, d] = make_scene();
   // Hold the background thread, and load code behind it: its analysis stays pending.
   std::atomic<bool> release{false};
@@ -881,6 +882,27 @@ TEST_F(start_aside_test, a_probe_does_not_wait_for_code_being_analysed) {
   release = true;
   ASSERT_TRUE(analyses_done());
   // The first probe (never consumed) sees them now: redirected at its 3rd independent launch.
+  unsigned n = 0;
+  for (CUstream on = s; on == s && n < 100; ++n) on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d);
+  EXPECT_EQ(n, 4u);
+}
+
+TEST_F(start_aside_test, a_probe_reads_no_layout_itself_the_background_thread_does) {
+  warm_layouts = false;
+  const auto [ctx, s, f, a, b, c, d] = make_scene();
+  // Hold the background thread: a probe of a function never read must not read it inline.
+  std::atomic<bool> release{false};
+  background::post([&release] {
+    while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  const unsigned reads_before = param_info_reads_here;
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(launch(s, f, i % 2 ? a : c, i % 2 ? b : d), s) << i;
+  EXPECT_FALSE(inference::layout_ready(f));
+  EXPECT_EQ(param_info_reads_here, reads_before) << "a probe read a layout on the launch path";
+  release = true;
+  ASSERT_TRUE(analyses_done());
+  EXPECT_TRUE(inference::layout_ready(f)) << "the background thread did not read the layout";
+  // Now the probe settles: redirected at its 3rd independent launch, as with a warm function.
   unsigned n = 0;
   for (CUstream on = s; on == s && n < 100; ++n) on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d);
   EXPECT_EQ(n, 4u);
