@@ -42,10 +42,13 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--bin", required=True, help="folder of the built cuda-samples")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--only", default="", help="regex of the programs to run (default: all)")
     ap.add_argument("--mode", action="append", help="NAME:VAR=VAL,... (default: a set of settings)")
     args = ap.parse_args()
     modes = [("native", None)] + [parse_mode(m) for m in (args.mode or DEFAULT_MODES)]
     for name, (extra, rx, is_rate) in PROGRAMS.items():
+        if not re.search(args.only, name):
+            continue
         cmd = [os.path.join(args.bin, name)] + extra
         if not os.access(cmd[0], os.X_OK):
             print(f"{name}: not built in {args.bin}: skipped")
