@@ -864,22 +864,35 @@ class start_aside_test : public step_aside_test {
     step_aside_test::SetUp();
     if (!settings().start_aside) GTEST_SKIP() << "ACS_START_ASIDE=0 in the environment";
   }
+
+  // Holds acs's background thread until release(), or the end of the test (a failed assertion
+  // must not leave it blocked for the tests after).
+  class background_hold {
+   public:
+    background_hold() {
+      background::post([r = released_] {
+        while (!r->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      });
+    }
+    ~background_hold() { release(); }
+    void release() { released_->store(true); }
+
+   private:
+    std::shared_ptr<std::atomic<bool>> released_ = std::make_shared<std::atomic<bool>>(false);
+  };
 };
 
 TEST_F(start_aside_test, a_probe_does_not_wait_for_code_being_analysed) {
   warm_layouts = false;
   const auto [ctx, s, f, a, b, c, d] = make_scene();
   // Hold the background thread, and load code behind it: its analysis stays pending.
-  std::atomic<bool> release{false};
-  background::post([&release] {
-    while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  });
+  background_hold hold;
   static const int other_module = 0;
   code_loaded(&other_module, false, fake_kernel_ptx);
   ASSERT_FALSE(inference::layout_ready(f));
   // Independent launches: each goes to the stream at once, and none counts for the probe.
   for (int i = 0; i < 20; ++i) EXPECT_EQ(launch(s, f, i % 2 ? a : c, i % 2 ? b : d), s) << i;
-  release = true;
+  hold.release();
   ASSERT_TRUE(analyses_done());
   // The first probe (never consumed) sees them now: redirected at its 3rd independent launch.
   unsigned n = 0;
@@ -891,15 +904,12 @@ TEST_F(start_aside_test, a_probe_reads_no_layout_itself_the_background_thread_do
   warm_layouts = false;
   const auto [ctx, s, f, a, b, c, d] = make_scene();
   // Hold the background thread: a probe of a function never read must not read it inline.
-  std::atomic<bool> release{false};
-  background::post([&release] {
-    while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  });
+  background_hold hold;
   const unsigned reads_before = param_info_reads_here;
   for (int i = 0; i < 20; ++i) EXPECT_EQ(launch(s, f, i % 2 ? a : c, i % 2 ? b : d), s) << i;
   EXPECT_FALSE(inference::layout_ready(f));
   EXPECT_EQ(param_info_reads_here, reads_before) << "a probe read a layout on the launch path";
-  release = true;
+  hold.release();
   ASSERT_TRUE(analyses_done());
   EXPECT_TRUE(inference::layout_ready(f)) << "the background thread did not read the layout";
   // Now the probe settles: redirected at its 3rd independent launch, as with a warm function.
