@@ -74,9 +74,10 @@ class cuda_backend final : public backend {
   void issuing_thread_started() noexcept override;
 
   // Graph replay (scheduler/graph_replay.hpp; cuda_graphs.cpp). Run on the H200
-  // (gpu.graph_replay.*), its speed unmeasured; reached only with ACS_GRAPH=auto. Nodes are detached launches (so never one with
-  // launch attributes or `extra`), identified by function, grid, block and shared memory size;
-  // an update sets the arguments of the nodes whose values changed.
+  // (gpu.graph_replay.*), its speed unmeasured; reached only with ACS_GRAPH=auto. Nodes are
+  // detached launches (so never one with launch attributes or `extra`), identified by function,
+  // grid, block and shared memory size; an update sets the arguments of the nodes whose values
+  // changed.
   bool describe(const void* kernel, kernel_identity* out) override;
   backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
   backend_status graph_update(graph_handle exec, const graph_description& graph) override;

@@ -225,13 +225,14 @@ void forget_request(const void* function) noexcept {
   }
 }
 
-// Reads `function`'s layout on acs's background thread, in `context` (a CUfunction belongs to
-// one: finding the library it came from compares the library's kernel in that context). The
-// read costs tens of microseconds at a function's first launch (its parameters one by one, its
-// name demangled, its owner found), which a probe must not add to the launch path. Probes come
-// only from streams of a primary context, current for the launch; a primary context's handle
-// stays valid after a reset (pushing an inactive one fails, and the request is forgotten). False when
-// it cannot be read there (no current context, no background thread): the caller reads it.
+// Reads `function`'s layout on acs's background thread, in the current context (a CUfunction
+// belongs to one: finding the library it came from compares the library's kernel in that
+// context). The read costs tens of microseconds at a function's first launch (its parameters one
+// by one, its name demangled, its owner found), which a probe must not add to the launch path.
+// Probes come only from streams of a primary context, current for the launch; a primary
+// context's handle stays valid after a reset (pushing an inactive one fails, and the request is
+// forgotten). False when it cannot be read there (no current context, no background thread):
+// the caller then reads it itself.
 bool read_layout_ahead(CUfunction function) noexcept {
   const driver::table* cuda = driver::real();
   CUcontext context = nullptr;

@@ -31,9 +31,11 @@ void read_code_ahead(const void* handle) noexcept;
 
 /// @brief Whether `function`'s footprint can be inferred now without reading anything: its
 /// layout is cached. When it is not, its layout is read on acs's background thread (once per
-/// function), and a probe treats the launch as unsettled (footprint.hpp): a function's first
-/// layout read and a module's PTX analysis cost tens of microseconds to milliseconds, which a
-/// launch that stays on its stream should not pay.
+/// function) and this says false, so that a probe treats the launch as unsettled (footprint.hpp);
+/// only where that cannot be done (no current context, no thread) it says true, and the probe
+/// reads the layout itself, as before this rule. A function's first layout read and a module's
+/// PTX analysis cost tens of microseconds to milliseconds, which a launch that stays on its
+/// stream should not pay.
 bool layout_ready(CUfunction function) noexcept;
 
 /// @brief Whether analyses or layout reads posted to the background thread are unfinished.
