@@ -130,8 +130,10 @@ int issue_directly(pending_launch& launch, const launch_request& r, pass_reason 
   if (after == then::barrier && !launch.issued)
     guarded("join before a direct launch", [&] { before_work_on(r.stream, r.stream_zero); });
   if (!launch.issued) {
+    ACS_STAGE(aside);
     launch.status = launch.closure(r.stream);  // exactly as the application asked
     launch.issued = true;
+    ACS_STAGE(direct_launch);
   }
   note_reason(why);
   // Resolved after the launch: a first runtime call may have made the context current.

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "src/support/code_pages.hpp"
 #include "src/support/config.hpp"
 #include "src/support/guard.hpp"
 #include "src/support/log.hpp"
@@ -111,8 +112,10 @@ void before_fork() noexcept {
 void in_child_after_fork() noexcept { process::after_fork_in_child(); }
 
 // The annotation layer gets its services when libacs loads (the constructor only stores
-// pointers), so that acs_v1_active answers before the program's first CUDA call.
+// pointers), so that acs_v1_active answers before the program's first CUDA call. acs's code is
+// mapped in now, not page by page inside the program's first launches.
 [[gnu::constructor]] void connect_at_load() {
+  code_pages::map_in();
   connect_once();
   (void)pthread_atfork(before_fork, nullptr, in_child_after_fork);
 }

@@ -24,12 +24,15 @@ enum stage : unsigned {
   schedule,      // lock, fork, dependencies, waits
   gpu_launch,    // the real launch on the pool stream
   after_launch,  // the join's record + wait, making room in the window, insert
+  aside,         // a launch issued on its own stream: what came before the real launch
+  direct_launch, // the real launch on the application's stream (passed through, stepped aside)
   leave,         // back to the hook's caller (ends the launch)
   count_
 };
 
 inline constexpr const char* names[count_] = {"hook entry", "prologue", "stream",     "capture",      "runtime",
-                                              "footprint",  "schedule", "gpu launch", "after launch", "leave"};
+                                              "footprint",  "schedule", "gpu launch", "after launch", "aside",
+                                              "direct launch", "leave"};
 inline std::atomic<std::uint64_t> ticks[count_];
 inline std::atomic<std::uint64_t> hits[count_];
 inline std::atomic<std::uint64_t> longest[count_];  // one-time costs (a first probe) hide in a mean
