@@ -27,6 +27,7 @@ stream_mode_policy stream_mode_policy::from_settings() noexcept {
   stream_mode_policy p;
   p.start_aside = settings().step_aside && settings().start_aside;
   p.need_backlog = settings().probe_backlog;
+  p.first_probe_after = settings().first_probe;
   return p;
 }
 
@@ -45,8 +46,9 @@ stream_mode::aside_step stream_mode::next_aside_launch() noexcept {
     --until_probe_;
     return aside_step::direct;
   }
-  probe_left_ = policy_.probe_burst;
-  probe_needed_ = policy_.probe_independent;
+  probe_left_ = first_probe_due_ ? std::max(policy_.first_probe_burst, 1u) : policy_.probe_burst;
+  probe_needed_ = first_probe_due_ ? std::max(policy_.first_probe_independent, 1u) : policy_.probe_independent;
+  first_probe_due_ = false;
   probe_found_ = 0;
   has_previous_ = false;  // the probe compares its own consecutive launches
   return aside_step::probe;
@@ -94,11 +96,18 @@ void stream_mode::start() noexcept {
   chained_ = 0;
   until_probe_ = probe_left_ = probe_found_ = 0;
   redirected_launches_ = 0;
+  first_probe_due_ = false;
   if (policy_.start_aside) {
-    // The first launches are the first probe. A probe that finds nothing doubles the gap: from
-    // half the first gap, the next probe comes after first_probe_gap launches.
-    probe_left_ = std::max(policy_.first_probe_burst, 1u);
-    probe_needed_ = std::max(policy_.first_probe_independent, 1u);
+    // The first launches are the first probe, or come before it (first_probe_after). A probe that
+    // finds nothing doubles the gap: from half the first gap, the next probe comes after
+    // first_probe_gap launches.
+    if (policy_.first_probe_after == 0) {
+      probe_left_ = std::max(policy_.first_probe_burst, 1u);
+      probe_needed_ = std::max(policy_.first_probe_independent, 1u);
+    } else {
+      until_probe_ = policy_.first_probe_after;
+      first_probe_due_ = true;
+    }
     probe_gap_ = std::max(policy_.first_probe_gap / 2, 1u);
     mode_.store(stream_mode_kind::aside, std::memory_order_release);
   } else {

@@ -23,6 +23,9 @@
 // return to the pool that did not last (the stream stepped aside again within
 // `first_probe_gap` launches): a stream whose parallelism is only occasional does not shuttle.
 //
+// A new stream's first probe may come only after `first_probe_after` launches: until then they
+// go straight to the stream, as every launch of a stepped-aside stream does.
+//
 // Thread-safe: several application threads may launch on one stream. Each launch holds the
 // stream's launch lock (hold_launches) from reading the mode until its kernel was issued or
 // enqueued, so a change of mode and the join or fork that goes with it are one step for the
@@ -52,6 +55,10 @@ struct stream_mode_policy {
   // dependent ones, often after a chain (its stem); a dependent chain shows none.
   unsigned first_probe_burst = 32;
   unsigned first_probe_independent = 3;
+  // Launches a new stream makes before its first probe (ACS_FIRST_PROBE): a program that launches
+  // only a few kernels, often the first ones it times, pays nothing for probes (a footprint, a
+  // stream query, a layout read on acs's thread per launch), and could not repay a scheduler.
+  unsigned first_probe_after = 0;
   unsigned first_probe_gap = 256;     // launches between stepping aside and the first probe
   unsigned max_probe_gap = 1u << 16;  // the gap doubles after each probe that finds nothing
   // A probed launch counts only when its stream still had work pending (ACS_PROBE_BACKLOG).
@@ -132,6 +139,7 @@ class stream_mode {
   unsigned probe_found_ = 0;    // aside: independent launches found by the current probe
   unsigned probe_needed_ = 0;   // aside: how many the current probe must find
   std::uint64_t probe_gap_ = 0;
+  bool first_probe_due_ = false;  // aside: the coming probe is the stream's first (start_aside)
   std::uint64_t redirected_launches_ = 0;  // redirect: launches since the stream was redirected
 };
 

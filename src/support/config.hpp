@@ -36,6 +36,8 @@
 //   ACS_START_ASIDE  1: a new stream starts aside, its first 32 launches probed; it goes to
 //                    the pool once 3 of them were independent of their predecessor
 //                    (with ACS_STEP_ASIDE=1)                boolean, default 1
+//   ACS_FIRST_PROBE  launches a new stream makes (aside) before its first probe, 0..100000,
+//                    default 64 (with ACS_START_ASIDE=1)
 //   ACS_PROBE_BACKLOG  1: a probe counts an independent launch only when its stream still
 //                    had work pending (where the GPU keeps up with the host, overlap gains
 //                    nothing)                              boolean, default 1 (0 with ACS_GRAPH=auto:
@@ -92,6 +94,8 @@ struct config {
   static constexpr unsigned max_streams = 64;
   // CUDA's limit on hardware work queues per context (CUDA_DEVICE_MAX_CONNECTIONS).
   static constexpr unsigned max_device_connections = 32;
+  static constexpr unsigned default_first_probe = 64;
+  static constexpr unsigned max_first_probe = 100000;
   static constexpr unsigned default_issue_threads = 2;
   static constexpr unsigned max_issue_threads = 8;
   // Graph replay's settings (ACS_GRAPH_AFTER, ACS_GRAPH_CACHE, ACS_GRAPH_IDLE_US): defaults, maxima.
@@ -123,6 +127,7 @@ struct config {
   bool check = false;
   bool step_aside = true;
   bool start_aside = true;
+  unsigned first_probe = default_first_probe;  // ACS_FIRST_PROBE
   bool probe_backlog = true;
   bool pdl_reorder = false;  // ACS_PDL=reorder
   unsigned connections = 0;  // ACS_CONNECTIONS; 0: CUDA_DEVICE_MAX_CONNECTIONS left alone

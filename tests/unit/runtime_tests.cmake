@@ -18,6 +18,10 @@ target_link_libraries(acs_runtime_unit_tests PRIVATE acs_runtime acs_warnings GT
 target_compile_definitions(acs_runtime_unit_tests PRIVATE ACS_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
 # The runtime's tests of the pool paths run with streams starting redirected (ACS_START_ASIDE=0);
 # start_aside_test.* checks the default, where a stream starts aside and is probed first.
-gtest_discover_tests(acs_runtime_unit_tests TEST_FILTER "-start_aside_test.*"
+# start_aside_test.* probes from a stream's first launch (ACS_FIRST_PROBE=0); first_probe_test.*
+# checks the default wait before the first probe.
+gtest_discover_tests(acs_runtime_unit_tests TEST_FILTER "-start_aside_test.*:first_probe_test.*"
   PROPERTIES LABELS "unit" ENVIRONMENT "ACS_START_ASIDE=0")
-gtest_discover_tests(acs_runtime_unit_tests TEST_FILTER "start_aside_test.*" PROPERTIES LABELS "unit")
+gtest_discover_tests(acs_runtime_unit_tests TEST_FILTER "start_aside_test.*"
+  PROPERTIES LABELS "unit" ENVIRONMENT "ACS_FIRST_PROBE=0")
+gtest_discover_tests(acs_runtime_unit_tests TEST_FILTER "first_probe_test.*" PROPERTIES LABELS "unit")

@@ -313,6 +313,15 @@ TEST(config, probes_need_a_backlog_unless_graphs_replay_or_told_otherwise) {
   EXPECT_FALSE(parse({{"ACS_PROBE_BACKLOG", "no"}}, nullptr).probe_backlog);
 }
 
+TEST(config, a_new_streams_first_probe_comes_after_64_launches_unless_told_otherwise) {
+  EXPECT_EQ(parse({}, nullptr).first_probe, 64u);
+  EXPECT_EQ(parse({{"ACS_FIRST_PROBE", "0"}}, nullptr).first_probe, 0u);
+  EXPECT_EQ(parse({{"ACS_FIRST_PROBE", "1000"}}, nullptr).first_probe, 1000u);
+  std::vector<config_issue> issues;
+  EXPECT_EQ(parse({{"ACS_FIRST_PROBE", "soon"}}, &issues).first_probe, 64u);
+  EXPECT_EQ(issues.size(), 1u);
+}
+
 TEST(config, streams_start_aside_unless_told_otherwise) {
   EXPECT_TRUE(parse({}, nullptr).start_aside);
   EXPECT_FALSE(parse({{"ACS_START_ASIDE", "off"}}, nullptr).start_aside);

@@ -985,6 +985,38 @@ TEST_F(start_aside_test, parallelism_on_a_stream_the_gpu_keeps_up_with_stays_asi
   EXPECT_NE(runtime_of(ctx), nullptr);
 }
 
+// [first_probe] A new stream's first launches (ACS_FIRST_PROBE, default 64) go straight to it:
+// no footprint, no stream query, no layout read; the first probe comes after them.
+class first_probe_test : public start_aside_test {
+ protected:
+  void SetUp() override {
+    start_aside_test::SetUp();
+    if (IsSkipped()) return;
+    if (settings().first_probe == 0) GTEST_SKIP() << "ACS_FIRST_PROBE=0 in the environment";
+  }
+};
+
+TEST_F(first_probe_test, a_short_program_is_never_probed) {
+  warm_layouts = false;
+  const auto [ctx, s, f, a, b, c, d] = make_scene();
+  const unsigned reads_before = param_info_reads_here;
+  const std::size_t from = mark();
+  for (unsigned i = 0; i < settings().first_probe; ++i) EXPECT_EQ(launch(s, f, i % 2 ? a : c, i % 2 ? b : d), s) << i;
+  ASSERT_TRUE(analyses_done());
+  EXPECT_FALSE(inference::layout_ready(f)) << "a layout was read ahead for a launch that probed nothing";
+  EXPECT_EQ(param_info_reads_here, reads_before);
+  EXPECT_FALSE(has_event_calls(calls_since(from)));
+  EXPECT_EQ(runtime_of(ctx), nullptr);
+}
+
+TEST_F(first_probe_test, parallelism_after_the_first_launches_is_found_by_the_first_probe) {
+  const auto [ctx, s, f, a, b, c, d] = make_scene();
+  unsigned n = 0;
+  for (CUstream on = s; on == s && n < 1000; ++n) on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d);
+  EXPECT_EQ(n, settings().first_probe + 4u) << "the first probe's 3rd independent launch redirects the stream";
+  EXPECT_NE(runtime_of(ctx), nullptr);
+}
+
 TEST(runtime_stats, machine_line_has_every_key) {
   stats::summary s;
   s.kernels_seen = 10;

@@ -134,6 +134,34 @@ TEST(stream_mode_policy, with_need_backlog_only_launches_onto_a_busy_stream_coun
   EXPECT_EQ(launches, p.first_probe_independent + 1);
 }
 
+TEST(stream_mode_policy, a_new_streams_first_probe_may_wait_for_its_first_launches) {
+  stream_mode_policy p;
+  p.start_aside = true;
+  p.first_probe_after = 5;
+  stream_mode mode(p);
+  EXPECT_EQ(mode.mode(), stream_mode_kind::aside);
+  for (unsigned i = 0; i < p.first_probe_after; ++i)
+    ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::direct) << i;
+  // Then the first probe, as long and as easy to pass as without the wait: the 3rd independent
+  // launch redirects the stream.
+  unsigned launches = 0;
+  bool redirected = false;
+  while (!redirected && launches < p.first_probe_burst) {
+    ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe) << launches;
+    redirected = mode.probed(writes_buffer(launches++ % 2 ? 0x9000 : 0x1000));
+  }
+  EXPECT_TRUE(redirected);
+  EXPECT_EQ(launches, p.first_probe_independent + 1);
+  // A chain after the wait: the whole first probe (32 launches) is spent before stepping aside.
+  stream_mode chain(p);
+  for (unsigned i = 0; i < p.first_probe_after; ++i) ASSERT_EQ(chain.next_aside_launch(), stream_mode::aside_step::direct);
+  for (unsigned i = 0; i < p.first_probe_burst; ++i) {
+    ASSERT_EQ(chain.next_aside_launch(), stream_mode::aside_step::probe) << i;
+    EXPECT_FALSE(chain.probed(writes_buffer(0x1000)));
+  }
+  EXPECT_EQ(chain.next_aside_launch(), stream_mode::aside_step::direct);
+}
+
 TEST(stream_mode_policy, a_new_chain_stays_aside_and_is_probed_again_after_the_first_gap) {
   stream_mode_policy p;
   p.start_aside = true;
