@@ -23,7 +23,8 @@
 # ACS_* settings such as ACS_WINDOW or ACS_STREAMS reach the runs under the preload.
 #
 # Writes DIR/bench.csv (one row per configuration, mode and variant), DIR/acs_stats.txt
-# (the acs-stats lines of the preloaded runs), DIR/runs.log (every program's output),
+# (the acs-stats lines of the preloaded runs: one untimed ACS_STATS=1 run per configuration, and
+# one more with ACS_GRAPH=auto for the graph configurations), DIR/runs.log (every program's output),
 # DIR/summary.md, DIR/short_kernels.csv and, with matplotlib, DIR/speedup.png and
 # DIR/kernel_length.png.
 # Exit status: 0 when every run passed its bit-for-bit check; 1 otherwise; 0 without a GPU.
@@ -173,6 +174,11 @@ bench() {  # name binary args...
     fi
     run_one "$name" acs_stats LD_PRELOAD="$lib" ACS_INFER=alloc ACS_STATS=1 -- "$bin" \
       --csv /dev/null --reps 1 --cycles-per-us "$cycles" "${qflag[@]}" "${args[@]}" --variants serial
+    # The graph counters (built, replayed, updated, why segments were flushed or issued plainly).
+    if echo "$name" | grep -Eq -- "$graph_configs"; then
+      run_one "$name" acs_graph_stats LD_PRELOAD="$lib" ACS_INFER=alloc ACS_GRAPH=auto ACS_STATS=1 -- "$bin" \
+        --csv /dev/null --reps 1 --cycles-per-us "$cycles" "${qflag[@]}" "${args[@]}" --variants serial
+    fi
   fi
 }
 

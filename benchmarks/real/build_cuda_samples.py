@@ -12,7 +12,7 @@ into .real-src/ (git-ignored: fetched code is never committed), for the real-pro
 Each program is compiled with nvcc from the sources its own CMakeLists.txt names in
 add_executable, for one architecture (SASS and its PTX: acs reads kernels' PTX), with the
 samples' own flags (-O3 -std=c++17 --extended-lambda, Common/ on the include path) and the
-CUDA libraries its target_link_libraries names. A binary whose name ends in _shared is linked
+CUDA libraries its target_link_libraries names (and FDTD3d's GPU_PROFILING, for its timing line). A binary whose name ends in _shared is linked
 with -cudart shared (acs then sees runtime calls); the others with nvcc's default static cudart.
 Exit status 0 when every program was built; failures are listed with their logs.
 """
@@ -30,6 +30,9 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 URL = "https://github.com/NVIDIA/cuda-samples"
 # CUDA:: targets of the samples' CMakeLists and the libraries they stand for.
+# Defines a program needs for the timing line cuda_samples.toml reads: FDTD3d prints its throughput
+# only when built with GPU_PROFILING (its sources' own switch).
+DEFINES = {"FDTD3d": ["-DGPU_PROFILING"]}
 LIBRARIES = {"cublas": "-lcublas", "cusparse": "-lcusparse", "cufft": "-lcufft", "curand": "-lcurand",
              "cusolver": "-lcusolver", "nvrtc": "-lnvrtc", "cuda_driver": "-lcuda"}
 
@@ -85,7 +88,7 @@ def build(nvcc, out, binary, path, arch):
     sources, libs = sources_and_libraries(folder, binary)
     cmd = [nvcc, "-O3", "-std=c++17", "--extended-lambda", "-Wno-deprecated-gpu-targets", f"-arch=sm_{arch}",
            "-I", str(out / "Common"), "-I", str(folder), "-I", str(folder / "inc"),
-           *[str(folder / s) for s in sources], "-o", str(out / "bin" / binary), *libs]
+           *DEFINES.get(binary, []), *[str(folder / s) for s in sources], "-o", str(out / "bin" / binary), *libs]
     if binary.endswith("_shared"):
         cmd[1:1] = ["-cudart", "shared"]
     r = subprocess.run(cmd, capture_output=True, text=True)
