@@ -74,3 +74,48 @@ TEST(graph_replay_sim, a_segment_holds_one_application_stream) {
 
 }  // namespace
 }  // namespace acs::sim
+
+namespace acs::sim {
+namespace {
+
+// A benchmark-shaped loop: four input-dependent DAGs of 200 kernels in turn, a host sync after
+// each, 16 pool streams, a full window folding entries while segments are buffered and cut at
+// their length limit. Outputs equal serial execution; some segments recur and are replayed,
+// updated in place. (How few: design.md §8 "Why segments rarely recur".)
+TEST(graph_replay_sim, alternating_dags_between_syncs_match_serial_and_replay_some_segments) {
+  constexpr scheduler_config cfg{
+      .window = 32, .streams = 16, .graphs = true, .graph_after = 2, .graph_cache = 64, .graph_idle_us = 0};
+  scenario s({.cells = 128}, cfg);
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  constexpr unsigned kernels = 200, reps = 24, variants = 4;
+  std::vector<std::vector<std::pair<std::vector<cell>, cell>>> dags(variants);
+  for (unsigned v = 0; v < variants; ++v) {
+    std::uint64_t x = 0x12345 + v * 7919;
+    auto next = [&] {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      return x;
+    };
+    for (unsigned k = 0; k < kernels; ++k) {
+      const auto w = static_cast<cell>(next() % 128);
+      std::vector<cell> r{static_cast<cell>(next() % 128)};
+      if (next() % 2) r.push_back(static_cast<cell>(next() % 128));
+      std::erase(r, w);
+      dags[v].push_back({r, w});
+    }
+  }
+  for (unsigned i = 0; i < reps; ++i) {
+    for (const auto& [r, w] : dags[i % variants]) ASSERT_EQ(s.launch(vs, s.make_kernel(short_kernel, r, {w})), 0);
+    s.sync_stream(vs);
+  }
+  EXPECT_TRUE(s.matches_serial());
+  const scheduler_stats st = s.acs.stats();
+  EXPECT_GT(st.graph_replays, 0u);
+  EXPECT_GT(st.graph_updates, 0u);
+  EXPECT_GT(st.graph_flush_limit, 0u);
+  EXPECT_EQ(s.sim.graph_counts().live_detached, 0u) << "every detached copy launched or released";
+}
+
+}  // namespace
+}  // namespace acs::sim
