@@ -1,8 +1,8 @@
 #pragma once
 // A backend decorator that replays recurring sequences of pool-stream work as graphs
-// (docs/design.md, "Graph replay"). UNMEASURED: proved on the simulated device and run on the
-// H200 (gpu.graph_replay.*, outputs identical); ACS_GRAPH defaults to off until a GPU run shows
-// what it gains.
+// (docs/design.md, "Graph replay"). Proved on the simulated device and run on the H200
+// (gpu.graph_replay.*, outputs identical); measured there slower than without it on every
+// short-kernel benchmark, since segments rarely recur (design.md §8), so ACS_GRAPH defaults to off.
 //
 // Why: with kernels of a few µs the host's launch rate sets the speed. Replaying an
 // instantiated graph costs the host far less per kernel than a launch (issue 16's table), and
