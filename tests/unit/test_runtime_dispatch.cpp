@@ -1004,6 +1004,7 @@ TEST_F(first_probe_test, a_short_program_is_never_probed) {
   for (unsigned i = 0; i < settings().first_probe; ++i) EXPECT_EQ(launch(s, f, i % 2 ? a : c, i % 2 ? b : d), s) << i;
   ASSERT_TRUE(analyses_done());
   EXPECT_FALSE(inference::layout_ready(f)) << "a layout was read ahead for a launch that probed nothing";
+  ASSERT_TRUE(analyses_done()) << "the read layout_ready asked for";  // not left running at exit
   EXPECT_EQ(param_info_reads_here, reads_before);
   EXPECT_FALSE(has_event_calls(calls_since(from)));
   EXPECT_EQ(runtime_of(ctx), nullptr);
