@@ -60,7 +60,9 @@ void graph_replay::append(pending p) {
     segment_records_.push_back(p.event);
   segment_.push_back(p);
   ++calls_;
-  if (segment_.size() >= config_.max_segment) flush_locked(flush_cause::limit);
+  if (p.kind == op::launch) ++segment_kernels_;
+  if (segment_.size() >= config_.max_segment || (config_.max_kernels != 0 && segment_kernels_ >= config_.max_kernels))
+    flush_locked(flush_cause::limit);
 }
 
 // ---- the backend calls ---------------------------------------------------------
@@ -194,6 +196,7 @@ void graph_replay::flush_locked(flush_cause cause) noexcept {
   }
   segment_.clear();
   segment_records_.clear();
+  segment_kernels_ = 0;
 }
 
 // The segment's DAG and shape key; the cause when it is no graph (fewer than two kernels, a

@@ -17,7 +17,7 @@
 // cannot be detached, flush() (the scheduler's, before every barrier, join and device-wide
 // operation of the application: work it issues directly on one stream, say a kernel that spins
 // for one of the segment's, must find the segment issued), the segment reaching
-// its length limit, and the idle flush: no new call during a whole `idle` (50 µs by default: so
+// its length limit (in calls, and optionally in kernels), and the idle flush: no new call during a whole `idle` (50 µs by default: so
 // within twice that of the last call), so that a
 // program spinning on mapped memory for a kernel it launched never hangs. A query does not
 // flush: an event recorded in the segment is pending (its record was not even issued), any
@@ -66,6 +66,10 @@ struct graph_replay_config {
   unsigned after = 2;          // occurrences of a shape before it is built as a graph, 1..
   unsigned cache = 64;         // instantiated executables kept, 1..
   unsigned max_segment = 256;  // calls buffered before a flush
+  // Kernels buffered before a flush; 0: only max_segment limits a segment. Counted in kernels,
+  // the program's own sequence, a cut falls at the same place in every iteration of a loop, while
+  // the calls between kernels (acs's records and waits) vary with the GPU's progress.
+  unsigned max_kernels = 0;
   // No new call for this long flushes the segment; 0: never (tests of the other causes only).
   std::chrono::microseconds idle{50};
 };
@@ -190,6 +194,7 @@ class graph_replay final : public backend {
   // Calls appended so far: the idle thread flushes after a whole `idle` without a new one. A count,
   // not a time stamp: reading the clock at every append cost more than the rest of it.
   std::uint64_t calls_ = 0;
+  unsigned segment_kernels_ = 0;  // launches in segment_
   std::condition_variable idle_wakeup_;
   bool stopping_ = false;
   std::thread idle_thread_;

@@ -256,6 +256,7 @@ graph_replay_config replay_config(const scheduler_config& c) {
   r.after = std::clamp(c.graph_after, 1u, scheduler_config::max_graph_after);
   r.cache = std::clamp(c.graph_cache, 1u, scheduler_config::max_graph_cache);
   r.idle = std::chrono::microseconds(std::min(c.graph_idle_us, scheduler_config::max_graph_idle_us));
+  r.max_kernels = std::min(c.graph_kernels, scheduler_config::max_graph_kernels);
   return r;
 }
 

@@ -26,9 +26,11 @@ struct scheduler_config {
   unsigned graph_after = 2;     // occurrences of a shape before it is built, 1..max_graph_after
   unsigned graph_cache = 64;    // executables kept, 1..max_graph_cache
   unsigned graph_idle_us = 50;  // idle flush, 1..max_graph_idle_us (0: none, for tests only)
+  unsigned graph_kernels = 0;   // kernels a segment holds at most, 0..max_graph_kernels (0: no limit)
   static constexpr unsigned max_graph_after = 1000;
   static constexpr unsigned max_graph_cache = 4096;
   static constexpr unsigned max_graph_idle_us = 100000;
+  static constexpr unsigned max_graph_kernels = 4096;
   static constexpr unsigned max_window = 1024;
   static constexpr unsigned max_streams = 64;
   static constexpr unsigned max_issue_threads = 8;

@@ -178,6 +178,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.graph_after = p.integer("ACS_GRAPH_AFTER", fallback.after, 1, most.after);
   c.graph_cache = p.integer("ACS_GRAPH_CACHE", fallback.cache, 1, most.cache);
   c.graph_idle_us = p.integer("ACS_GRAPH_IDLE_US", fallback.idle_us, 1, most.idle_us);
+  c.graph_kernels = p.integer("ACS_GRAPH_KERNELS", fallback.kernels, 0, most.kernels);
   c.check = p.boolean("ACS_CHECK", false);
   c.step_aside = p.boolean("ACS_STEP_ASIDE", true);
   c.start_aside = p.boolean("ACS_START_ASIDE", true);

@@ -29,6 +29,8 @@
 //   ACS_GRAPH_CACHE  graph executables kept per device (LRU), 1..4096, default 64
 //   ACS_GRAPH_IDLE_US  buffered work is issued after a whole interval of this many µs without
 //                    a new call (so within twice it of the last), 1..100000, default 50
+//   ACS_GRAPH_KERNELS  kernels a buffered segment holds at most, 0..4096, default 0 (no limit but
+//                    the 256 calls): cut by kernel count, a loop's segments recur more often
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
@@ -98,13 +100,14 @@ struct config {
   static constexpr unsigned max_first_probe = 100000;
   static constexpr unsigned default_issue_threads = 2;
   static constexpr unsigned max_issue_threads = 8;
-  // Graph replay's settings (ACS_GRAPH_AFTER, ACS_GRAPH_CACHE, ACS_GRAPH_IDLE_US): defaults, maxima.
+  // Graph replay's settings (ACS_GRAPH_AFTER, ACS_GRAPH_CACHE, ACS_GRAPH_IDLE_US,
+  // ACS_GRAPH_KERNELS): defaults, maxima.
   struct graph_settings {
-    unsigned after, cache, idle_us;
+    unsigned after, cache, idle_us, kernels;
   };
-  static constexpr graph_settings default_graph{2, 64, 50};
+  static constexpr graph_settings default_graph{2, 64, 50, 0};
   static constexpr graph_settings max_graph{scheduler_config::max_graph_after, scheduler_config::max_graph_cache,
-                                            scheduler_config::max_graph_idle_us};
+                                            scheduler_config::max_graph_idle_us, scheduler_config::max_graph_kernels};
 
   unsigned window = default_window;
   unsigned streams = default_streams;
@@ -124,6 +127,7 @@ struct config {
   unsigned graph_after = default_graph.after;
   unsigned graph_cache = default_graph.cache;
   unsigned graph_idle_us = default_graph.idle_us;
+  unsigned graph_kernels = default_graph.kernels;
   bool check = false;
   bool step_aside = true;
   bool start_aside = true;

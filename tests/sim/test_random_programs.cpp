@@ -208,6 +208,7 @@ TEST(random_programs, graph_replay_matches_serial_execution) {
     p.config.graph_after = 1 + static_cast<unsigned>(seed % 2);
     p.config.graph_cache = 1 + static_cast<unsigned>(seed % 3);
     p.config.graph_idle_us = seed % 2 == 1 ? 50 : 0;
+    p.config.graph_kernels = seed % 5 == 2 ? 2 + static_cast<unsigned>(seed % 7) : 0;  // cuts by kernel count
     if (seed % 4 == 3) {
       p.config.issue_threads = 1;
       for (kernel& k : p.kernels) k.waits_for = 0;
@@ -222,7 +223,8 @@ TEST(random_programs, graph_replay_matches_serial_execution) {
     if (differences.empty()) continue;
     if (++t.failed <= 3)
       ADD_FAILURE() << "program seed " << seed << " with graph replay (after " << p.config.graph_after << ", cache "
-                    << p.config.graph_cache << ", idle " << p.config.graph_idle_us << " us, "
+                    << p.config.graph_cache << ", idle " << p.config.graph_idle_us << " us, kernels "
+                    << p.config.graph_kernels << ", "
                     << p.config.issue_threads << " issuing threads) failed:\n"
                     << differences;
   }

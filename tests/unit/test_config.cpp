@@ -38,6 +38,7 @@ std::string setting(const config& c, const std::string& variable) {
   if (variable == "ACS_GRAPH_AFTER") return std::to_string(c.graph_after);
   if (variable == "ACS_GRAPH_CACHE") return std::to_string(c.graph_cache);
   if (variable == "ACS_GRAPH_IDLE_US") return std::to_string(c.graph_idle_us);
+  if (variable == "ACS_GRAPH_KERNELS") return std::to_string(c.graph_kernels);
   if (variable == "ACS_ISSUE") return c.issue_thread ? "thread" : "inline";
   if (variable == "ACS_NO_PTX") return c.no_ptx == no_ptx_mode::everything ? "everything" : "arguments";
   if (variable == "ACS_HOST_MAPPED") return c.host_mapped == host_mapped_mode::ordered ? "ordered" : "free";
@@ -70,6 +71,7 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_EQ(c.graph_after, 2u);
   EXPECT_EQ(c.graph_cache, 64u);
   EXPECT_EQ(c.graph_idle_us, 50u);
+  EXPECT_EQ(c.graph_kernels, 0u);
   EXPECT_FALSE(c.check);
   EXPECT_TRUE(c.trace.empty());
 }
@@ -93,6 +95,7 @@ TEST(config, valid_values_are_taken) {
                           {"ACS_GRAPH_AFTER", "1"},
                           {"ACS_GRAPH_CACHE", "4096"},
                           {"ACS_GRAPH_IDLE_US", "200"},
+                          {"ACS_GRAPH_KERNELS", "16"},
                           {"ACS_CHECK", "1"},
                           {"ACS_TRACE", "/tmp/acs.trace"}},
                          &issues);
@@ -115,6 +118,7 @@ TEST(config, valid_values_are_taken) {
   EXPECT_EQ(c.graph_after, 1u);
   EXPECT_EQ(c.graph_cache, 4096u);
   EXPECT_EQ(c.graph_idle_us, 200u);
+  EXPECT_EQ(c.graph_kernels, 16u);
   EXPECT_TRUE(c.check);
   EXPECT_EQ(c.trace, "/tmp/acs.trace");
 }
@@ -215,7 +219,8 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_NO_PTX", "0", "everything"}, rejected{"ACS_HOST_MAPPED", "unordered", "ordered"},
                     rejected{"ACS_HOST_MAPPED", "1", "ordered"}, rejected{"ACS_GRAPH", "on", "off"},
                     rejected{"ACS_GRAPH", "1", "off"}, rejected{"ACS_GRAPH_AFTER", "twice", "2"},
-                    rejected{"ACS_GRAPH_CACHE", "lots", "64"}, rejected{"ACS_GRAPH_IDLE_US", "50us", "50"}),
+                    rejected{"ACS_GRAPH_CACHE", "lots", "64"}, rejected{"ACS_GRAPH_IDLE_US", "50us", "50"},
+                    rejected{"ACS_GRAPH_KERNELS", "few", "0"}),
     case_name);
 
 INSTANTIATE_TEST_SUITE_P(
@@ -228,6 +233,7 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_GRAPH_AFTER", "0", "1"}, rejected{"ACS_GRAPH_AFTER", "1001", "1000"},
                     rejected{"ACS_GRAPH_CACHE", "0", "1"}, rejected{"ACS_GRAPH_CACHE", "4097", "4096"},
                     rejected{"ACS_GRAPH_IDLE_US", "0", "1"}, rejected{"ACS_GRAPH_IDLE_US", "100001", "100000"},
+                    rejected{"ACS_GRAPH_KERNELS", "4097", "4096"},
                     rejected{"ACS_STREAMS", "4294967296", "64"}),
     case_name);
 
