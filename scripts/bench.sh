@@ -18,6 +18,8 @@
 # Environment: ACS_LIB=/path/libacs.so uses that library instead of building one;
 # ACS_BENCH_GRAPH_CONFIGS (grep -E, default '-short$|-k1$|-k6$|^dynnn-') the configurations also
 # run with graph replay (ACS_GRAPH=auto), whose rows go to DIR/short_kernels.csv;
+# ACS_BENCH_GRAPH_KERNELS (default none), e.g. "8 16": those configurations also run with
+# ACS_GRAPH_KERNELS=N, as mode acs_graph_kN in bench.csv;
 # ACS_BENCH_JOBS build parallelism (default 16); ACS_BENCH_DEADLINE seconds after which
 # the remaining configurations are skipped (default 540); CUDA_ARCH (default 90).
 # ACS_* settings such as ACS_WINDOW or ACS_STREAMS reach the runs under the preload.
@@ -54,6 +56,7 @@ done
 jobs=${ACS_BENCH_JOBS:-16}
 # Configurations also run under ACS_GRAPH=auto (mode acs_graph; short_kernels.csv).
 graph_configs=${ACS_BENCH_GRAPH_CONFIGS:-'-short$|-k1$|-k6$|^dynnn-'}
+graph_kernels=${ACS_BENCH_GRAPH_KERNELS:-}  # e.g. "8 16": those also with ACS_GRAPH_KERNELS=N
 deadline=${ACS_BENCH_DEADLINE:-540}
 run_timeout=${ACS_BENCH_RUN_TIMEOUT:-90}
 t0=$(date +%s)
@@ -171,6 +174,11 @@ bench() {  # name binary args...
     # Short kernels (the host's launch rate bounds them): also with graph replay (issue 16).
     if echo "$name" | grep -Eq -- "$graph_configs"; then
       run_one "$name" acs_graph LD_PRELOAD="$lib" ACS_INFER=alloc ACS_GRAPH=auto -- "$bin" "${common[@]}" --variants serial
+      local gk
+      for gk in $graph_kernels; do  # segments cut every gk kernels (bench.csv rows only)
+        run_one "$name" "acs_graph_k$gk" LD_PRELOAD="$lib" ACS_INFER=alloc ACS_GRAPH=auto ACS_GRAPH_KERNELS="$gk" \
+          -- "$bin" "${common[@]}" --variants serial
+      done
     fi
     run_one "$name" acs_stats LD_PRELOAD="$lib" ACS_INFER=alloc ACS_STATS=1 -- "$bin" \
       --csv /dev/null --reps 1 --cycles-per-us "$cycles" "${qflag[@]}" "${args[@]}" --variants serial
