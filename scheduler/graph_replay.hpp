@@ -16,10 +16,10 @@
 // a kernel run in place), a launch for another application stream (note_owner), a launch that
 // cannot be detached, flush() (the scheduler's, before every barrier, join and device-wide
 // operation of the application: work it issues directly on one stream, say a kernel that spins
-// for one of the segment's, must find the segment issued), the segment reaching
-// its length limit (in calls, and optionally in kernels), and the idle flush: no new call during a whole `idle` (50 µs by default: so
-// within twice that of the last call), so that a
-// program spinning on mapped memory for a kernel it launched never hangs. A query does not
+// for one of the segment's, must find the segment issued), the segment reaching its length
+// limit (in calls, and optionally in kernels), and the idle flush: no new call during a whole
+// `idle` (50 µs by default: so within twice that of the last call), so that a program spinning
+// on mapped memory for a kernel it launched never hangs. A query does not
 // flush: an event recorded in the segment is pending (its record was not even issued), any
 // other event is unaffected by the segment and is asked of the inner backend.
 //

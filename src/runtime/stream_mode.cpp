@@ -98,16 +98,11 @@ void stream_mode::start() noexcept {
   redirected_launches_ = 0;
   first_probe_due_ = false;
   if (policy_.start_aside) {
-    // The first launches are the first probe, or come before it (first_probe_after). A probe that
-    // finds nothing doubles the gap: from half the first gap, the next probe comes after
+    // The first probe comes after first_probe_after direct launches (at once with 0). A probe
+    // that finds nothing doubles the gap: from half the first gap, the next probe comes after
     // first_probe_gap launches.
-    if (policy_.first_probe_after == 0) {
-      probe_left_ = std::max(policy_.first_probe_burst, 1u);
-      probe_needed_ = std::max(policy_.first_probe_independent, 1u);
-    } else {
-      until_probe_ = policy_.first_probe_after;
-      first_probe_due_ = true;
-    }
+    until_probe_ = policy_.first_probe_after;
+    first_probe_due_ = true;
     probe_gap_ = std::max(policy_.first_probe_gap / 2, 1u);
     mode_.store(stream_mode_kind::aside, std::memory_order_release);
   } else {

@@ -35,8 +35,8 @@
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
 //                                                          boolean, default 1
-//   ACS_START_ASIDE  1: a new stream starts aside, its first 32 launches probed; it goes to
-//                    the pool once 3 of them were independent of their predecessor
+//   ACS_START_ASIDE  1: a new stream starts aside, 32 launches probed after ACS_FIRST_PROBE; it
+//                    goes to the pool once 3 of them were independent of their predecessor
 //                    (with ACS_STEP_ASIDE=1)                boolean, default 1
 //   ACS_FIRST_PROBE  launches a new stream makes (aside) before its first probe, 0..100000,
 //                    default 64 (with ACS_START_ASIDE=1)
