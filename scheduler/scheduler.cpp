@@ -8,6 +8,7 @@
 
 #include "scheduler/backend_check.hpp"
 #include "scheduler/scheduler_state.hpp"
+#include "scheduler/segment_replay.hpp"
 
 namespace acs {
 
@@ -150,7 +151,7 @@ unsigned scheduler::state::reclaim(const vstream_state& vs) {
 backend_status scheduler::state::launch(const virtual_stream& s, const access_set& access, const void* kernel,
                                         std::uint64_t group) {
   if ((queue != nullptr && queue->broken()) || (replay != nullptr && replay->broken())) fail();
-  if (broken) return gpu.launch(kernel, s.handle);  // run in place, in order
+  if (broken) return issue(kernel, s.handle);  // run in place, in order
   if (replay != nullptr) replay->note_owner(s.key);  // before any call for this launch
   vstream_state& vs = vstream(s);
   if (!vs.pool_bound) bind_pool(vs);
@@ -184,7 +185,7 @@ backend_status scheduler::state::launch(const virtual_stream& s, const access_se
 
   const std::uint64_t launch_id = ++next_launch_id;
   if (observer != nullptr) observer->before_launch(launch_id);
-  const backend_status status = gpu.launch(kernel, pool[p].handle);
+  const backend_status status = issue(kernel, pool[p].handle);
   if (observer != nullptr) observer->after_launch(launch_id, status);
   if (status != 0) {
     launch_failed(s, p, done);
@@ -241,7 +242,7 @@ void scheduler::state::launch_failed(const virtual_stream& s, unsigned p, event_
 // the stream's pool work, and later kernels fork after it.
 backend_status scheduler::state::launch_in_place(const virtual_stream& s, const void* kernel) {
   before_direct_work(s);
-  const backend_status st = gpu.launch(kernel, s.handle);
+  const backend_status st = issue(kernel, s.handle);
   after_direct_work(s);
   if (st != 0) ++stats.launch_errors;
   return st;
@@ -250,6 +251,15 @@ backend_status scheduler::state::launch_in_place(const virtual_stream& s, const 
 // ---- the public calls: each takes the lock ----------------------------------
 
 namespace {
+
+segment_replay_config segments_config(const scheduler_config& c) {
+  segment_replay_config r;
+  r.after = std::clamp(c.graph_after, 1u, scheduler_config::max_graph_after);
+  r.cache = std::clamp(c.graph_cache, 1u, scheduler_config::max_graph_cache);
+  r.kernels = std::clamp(c.graph_kernels == 0 ? scheduler_config::default_segment_kernels : c.graph_kernels, 2u,
+                         scheduler_config::max_graph_kernels);
+  return r;
+}
 
 graph_replay_config replay_config(const scheduler_config& c) {
   graph_replay_config r;
@@ -262,21 +272,108 @@ graph_replay_config replay_config(const scheduler_config& c) {
 
 }  // namespace
 
+// What segment_replay hands back: the stream path (the state's dispatch, for a detached copy
+// too) and a graph, launched as work issued directly on the stream.
+struct scheduler::segment_sink final : segment_replay::sink {
+  explicit segment_sink(state& s) : st(s) {}
+  backend_status dispatch(const virtual_stream& s, const access_set& access, const void* kernel, std::uint64_t group,
+                          bool detached) override {
+    st.issuing_detached = detached;
+    const backend_status status = st.launch(s, access, kernel, group);
+    st.issuing_detached = false;
+    return status;
+  }
+  backend_status run_in_place(const virtual_stream& s, const void* kernel) override {
+    st.issuing_detached = true;
+    const backend_status status = st.launch_in_place(s, kernel);
+    st.issuing_detached = false;
+    return status;
+  }
+  backend_status launch_graph(const virtual_stream& s, graph_handle exec) override {
+    if (st.broken) return 1;
+    st.before_direct_work(s);
+    if (st.broken) return 1;
+    const backend_status status = st.gpu.graph_launch(exec, s.handle);
+    if (status == 0) st.after_direct_work(s);
+    return status;
+  }
+  state& st;
+};
+
 scheduler::scheduler(backend& gpu, scheduler_config config)
     : queue_(config.issue_threads != 0 ? std::make_unique<issue_queue>(gpu, config.issue_threads) : nullptr),
-      replay_(config.graphs ? std::make_unique<graph_replay>(queue_ ? static_cast<backend&>(*queue_) : gpu,
-                                                              replay_config(config))
-                            : nullptr),
+      replay_(config.graphs && !config.graph_segments
+                  ? std::make_unique<graph_replay>(queue_ ? static_cast<backend&>(*queue_) : gpu, replay_config(config))
+                  : nullptr),
       state_(std::make_unique<state>(replay_ ? static_cast<backend&>(*replay_)
                                              : queue_ ? static_cast<backend&>(*queue_) : gpu,
-                                     replay_.get(), queue_.get(), config)) {}
+                                     replay_.get(), queue_.get(), config)) {
+  if (!config.graph_segments) return;
+  sink_ = std::make_unique<segment_sink>(*state_);
+  segments_ = std::make_unique<segment_replay>(state_->gpu, *sink_, segments_config(config));
+  if (config.graph_idle_us != 0) idle_thread_ = std::thread([this] { idle_loop(); });
+}
+
+// The idle flush (segment_replay.hpp): a held segment is issued once a whole interval passed
+// without a launch, so a program spinning on mapped memory for a held kernel never hangs. It
+// sleeps while nothing is held (a launch that starts holding wakes it).
+void scheduler::idle_loop() {
+  state_->gpu.issuing_thread_started();
+  const auto interval = std::chrono::microseconds(std::min(state_->config.graph_idle_us, scheduler_config::max_graph_idle_us));
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    if (!segments_->holding()) {
+      idle_wakeup_.wait(lock);
+      continue;
+    }
+    const std::uint64_t seen = segments_->launches();
+    if (idle_wakeup_.wait_for(lock, interval) == std::cv_status::timeout && !stopping_ && segments_->launches() == seen) {
+      flush_segments(nullptr);
+      ++state_->stats.graph_flush_idle;
+    }
+  }
+}
+
+// Outside a launch the calling thread may be capturing, or another thread may be (capture.hpp):
+// then the held kernels run in place, with no query.
+void scheduler::flush_segments(const std::uintptr_t* key) noexcept {
+  if (!segments_->holding()) {
+    if (key != nullptr) segments_->observed(*key);  // no call: the count restarts
+    return;
+  }
+  const bool allowed = guard_ == nullptr || guard_->enter();
+  try {
+    if (key != nullptr) {
+      segments_->observed(*key, !allowed);
+    } else {
+      segments_->flush(!allowed);
+    }
+  } catch (...) {
+    state_->fail();
+  }
+  if (guard_ != nullptr) guard_->leave();
+}
 
 void scheduler::drain() noexcept {
+  if (segments_) {
+    std::lock_guard lock(mutex_);
+    flush_segments(nullptr);
+  }
   if (replay_) replay_->flush();
   if (queue_) queue_->drain();
 }
 
 scheduler::~scheduler() {
+  if (segments_) {
+    {
+      std::lock_guard lock(mutex_);
+      flush_segments(nullptr);
+      stopping_ = true;
+    }
+    idle_wakeup_.notify_all();
+    if (idle_thread_.joinable()) idle_thread_.join();
+    segments_.reset();
+  }
   // Events held by the window and summaries go back to the pool, which destroys them.
   state& st = *state_;
   st.win.remove_if([&](slot_id s) {
@@ -294,11 +391,20 @@ scheduler::~scheduler() {
 backend_status scheduler::launch(const virtual_stream& stream, const access_set& access,
                                  const void* kernel, std::uint64_t group) {
   std::lock_guard lock(mutex_);
-  return state_->launch(stream, access, kernel, group);
+  if (!segments_) return state_->launch(stream, access, kernel, group);
+  if (state_->broken) {
+    segments_->flush();  // within the launch's own unsafe section
+    return state_->launch(stream, access, kernel, group);
+  }
+  const bool was_holding = segments_->holding();
+  const backend_status status = segments_->launch(stream, access, kernel, group);
+  if (!was_holding && segments_->holding() && idle_thread_.joinable()) idle_wakeup_.notify_one();
+  return status;
 }
 
 void scheduler::before_barrier(const virtual_stream& stream) {
   std::lock_guard lock(mutex_);
+  if (segments_) flush_segments(&stream.key);
   if (replay_) replay_->flush(flush_cause::barrier);
   state_->before_direct_work(stream);
 }
@@ -311,6 +417,7 @@ void scheduler::barrier(const virtual_stream& stream) {
 
 std::uint64_t scheduler::join(const virtual_stream& stream) {
   std::lock_guard lock(mutex_);
+  if (segments_) flush_segments(&stream.key);
   if (replay_) replay_->flush(flush_cause::barrier);
   state_->join_own(state_->vstream(stream));
   return sync_point();
@@ -338,6 +445,7 @@ void scheduler::device_synchronized(std::uint64_t point) {
 
 void scheduler::forget(std::uintptr_t stream_key) {
   std::lock_guard lock(mutex_);
+  if (segments_) flush_segments(&stream_key);
   state& st = *state_;
   auto it = st.vstreams.find(stream_key);
   if (it == st.vstreams.end()) return;
@@ -363,6 +471,17 @@ scheduler_stats scheduler::stats() const {
     s.deferred = q.deferred;
     s.issue_waits = q.waits;
     s.deferred_failures = q.failures;
+  }
+  if (segments_) {
+    const segment_replay_stats g = segments_->stats();
+    s.graphs_built = g.built;
+    s.graph_replays = g.replays;
+    s.graph_updates = g.updates;
+    s.graph_evictions = g.evictions;
+    s.graph_call_by_call = g.released;
+    s.graph_failures = g.failures;
+    s.graph_kernels = g.kernels;
+    s.kernels += g.kernels;
   }
   if (replay_) {
     const graph_replay_stats g = replay_->stats();

@@ -28,10 +28,12 @@
 // kernel never goes behind another virtual stream's unfinished work on a pool
 // stream, and runs on a pool stream of its stream's priority (stream_pool.hpp).
 // When every such pool stream is held by other streams, it runs in place.
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "scheduler/backend.hpp"
 #include "scheduler/scheduler_config.hpp"
@@ -40,6 +42,8 @@
 #include "scheduler/issue_queue.hpp"
 
 namespace acs {
+
+class segment_replay;
 
 enum class stream_kind : std::uint8_t {
   legacy,        // the legacy default stream
@@ -75,6 +79,15 @@ struct dispatch_observer {
   virtual void before_launch(std::uint64_t launch_id) noexcept = 0;
   virtual void after_launch(std::uint64_t launch_id, backend_status status) noexcept = 0;
   virtual void dispatched(const dispatch_record& record) noexcept = 0;
+};
+
+// Whether the calling thread may make capture-unsafe calls (queries: docs/design.md rule 5) while
+// the scheduler issues held launches outside a launch (segment_replay.hpp): the runtime's
+// unsafe_section, entered and left around the flush. Without one, always.
+struct unsafe_call_guard {
+  virtual ~unsafe_call_guard() = default;
+  virtual bool enter() noexcept = 0;  // true: allowed until leave()
+  virtual void leave() noexcept = 0;
 };
 
 class scheduler {
@@ -120,16 +133,31 @@ class scheduler {
 
   // Not owned; nullptr removes it. Costs nothing when unset.
   void set_observer(dispatch_observer* observer);
+  // Not owned, set before the first launch (segment replay only).
+  void set_unsafe_call_guard(unsafe_call_guard* guard) noexcept { guard_ = guard; }
 
   scheduler_stats stats() const;
   unsigned in_flight() const;
 
  private:
   struct state;
+  struct segment_sink;
+  void idle_loop();
+  // The held segment issued (and, with `key`, that stream's count restarted), under mutex_.
+  void flush_segments(const std::uintptr_t* key) noexcept;
+
   mutable std::mutex mutex_;
   std::unique_ptr<issue_queue> queue_;  // outlives state_, whose pools it serves
-  std::unique_ptr<graph_replay> replay_;  // with graphs: between state_ and queue_ (or the GPU)
+  std::unique_ptr<graph_replay> replay_;  // ACS_GRAPH=pool: between state_ and queue_ (or the GPU)
   std::unique_ptr<state> state_;
+  // ACS_GRAPH=auto: in front of state_ (segment_replay.hpp), with the idle flush's thread, which
+  // waits on idle_wakeup_ under mutex_.
+  std::unique_ptr<segment_sink> sink_;
+  std::unique_ptr<segment_replay> segments_;
+  unsafe_call_guard* guard_ = nullptr;
+  std::condition_variable idle_wakeup_;
+  bool stopping_ = false;
+  std::thread idle_thread_;
 };
 
 }  // namespace acs

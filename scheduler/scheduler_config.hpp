@@ -24,9 +24,13 @@ struct scheduler_config {
   // Recurring segments of pool work replayed as graphs (graph_replay.hpp). Unmeasured: off.
   bool graphs = false;
   unsigned graph_after = 2;     // occurrences of a shape before it is built, 1..max_graph_after
-  unsigned graph_cache = 64;    // executables kept, 1..max_graph_cache
+  unsigned graph_cache = 256;   // executables kept, 1..max_graph_cache
   unsigned graph_idle_us = 50;  // idle flush, 1..max_graph_idle_us (0: none, for tests only)
-  unsigned graph_kernels = 0;   // kernels a segment holds at most, 0..max_graph_kernels (0: no limit)
+  unsigned graph_kernels = 0;   // kernels a segment holds at most, 0..max_graph_kernels (0: the default)
+  // With graphs: segments of the application's launches (segment_replay.hpp, ACS_GRAPH=auto),
+  // rather than of the pool's calls (graph_replay.hpp, ACS_GRAPH=pool).
+  bool graph_segments = false;
+  static constexpr unsigned default_segment_kernels = 64;
   static constexpr unsigned max_graph_after = 1000;
   static constexpr unsigned max_graph_cache = 4096;
   static constexpr unsigned max_graph_idle_us = 100000;
@@ -39,7 +43,7 @@ struct scheduler_config {
 // Every counter once: _(member, key in the acs-stats line, what it counts). The struct, the
 // sum over devices and the machine-readable line are generated from this list.
 #define ACS_SCHEDULER_STATS(_)                                                                              \
-  _(kernels, dispatched, "launches dispatched to the pool")                                                 \
+  _(kernels, dispatched, "launches dispatched to the pool, or in a graph")                                   \
   _(independent, independent, "of those, with nothing in the window to wait for")                           \
   _(same_stream, same_stream, "placed behind their producer, no event needed")                              \
   _(dependency_waits, dependency_waits, "stream-wait-event calls issued for dependencies")                  \
@@ -62,6 +66,7 @@ struct scheduler_config {
   _(graph_evictions, graph_evictions, "executables destroyed to make room in the cache")                    \
   _(graph_call_by_call, graph_call_by_call, "segments replayed call by call")                               \
   _(graph_failures, graph_failures, "replayed calls that failed")                                           \
+  _(graph_kernels, graph_kernels, "of those, launched in a graph (ACS_GRAPH=auto)")                          \
   _(graph_flush_sync, graph_flush_sync, "segments flushed by a synchronize")                                \
   _(graph_flush_create, graph_flush_create, "segments flushed by creating or destroying")                   \
   _(graph_flush_other, graph_flush_other, "segments flushed by a call on another stream, or for another")   \

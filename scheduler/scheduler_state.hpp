@@ -104,6 +104,12 @@ struct scheduler::state {
   scheduler_stats stats;
   dispatch_observer* observer = nullptr;
   std::uint64_t next_launch_id = 0;
+  // The kernel being dispatched is a copy from backend::detach (segment_replay.hpp): issued by
+  // launch_detached, which frees it.
+  bool issuing_detached = false;
+  backend_status issue(const void* kernel, stream_handle stream) {
+    return issuing_detached ? gpu.launch_detached(kernel, stream) : gpu.launch(kernel, stream);
+  }
   // Scratch, reused across launches so that steady state does not allocate.
   std::vector<slot_id> dep_slots;
   dependency_list deps;

@@ -1,5 +1,7 @@
 #include "src/runtime/capture.hpp"
 
+#include <optional>
+
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -103,23 +105,52 @@ bool stream_capturing(const driver::table& cuda, CUstream stream) noexcept {
   return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+namespace {
+// Sections nest (a launch's section, then a flush's in the scheduler): an inner one takes the
+// outermost's answer and leaves the flag to it.
+thread_local unsigned section_depth = 0;
+thread_local std::atomic<bool>* outermost_flag = nullptr;
+}  // namespace
+
 unsafe_section::unsafe_section() noexcept {
+  if (section_depth++ > 0) {
+    flag_ = outermost_flag;
+    nested_ = true;
+    return;
+  }
   try {
     std::atomic<bool>* flag = this_thread_flag.get();
     flag->store(true);  // seq_cst: ordered before the load below (and the capture's count)
     if (global_captures.load() > 0 || thread_local_captures > 0) {
       flag->store(false);
-      return;
+    } else {
+      flag_ = flag;
     }
-    flag_ = flag;
   } catch (...) {
     flag_ = nullptr;
   }
+  outermost_flag = flag_;
 }
 
 unsafe_section::~unsafe_section() {
+  --section_depth;
+  if (nested_) return;
+  outermost_flag = nullptr;
   // Release: everything done inside happens before a waiting capture_began sees it.
   if (flag_ != nullptr) flag_->store(false, std::memory_order_release);
+}
+
+unsafe_call_guard& scheduler_unsafe_call_guard() noexcept {
+  struct section_guard final : unsafe_call_guard {
+    static std::optional<unsafe_section>& section() noexcept {
+      thread_local std::optional<unsafe_section> s;
+      return s;
+    }
+    bool enter() noexcept override { return section().emplace().allowed(); }
+    void leave() noexcept override { section().reset(); }
+  };
+  static section_guard guard;
+  return guard;
 }
 
 void capture_began(CUstream stream, CUstreamCaptureMode mode) noexcept {

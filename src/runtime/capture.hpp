@@ -26,6 +26,7 @@
 #include <atomic>
 
 #include "interpose/real_driver.hpp"
+#include "scheduler/scheduler.hpp"
 
 namespace acs {
 
@@ -37,7 +38,8 @@ bool stream_capturing(const driver::table& cuda, CUstream stream) noexcept;
 /// @brief Whether a stream capture of any mode is in progress anywhere in the process.
 bool capture_in_progress_anywhere() noexcept;
 
-/// @brief Scope in which the calling thread may make capture-unsafe calls, if allowed().
+/// @brief Scope in which the calling thread may make capture-unsafe calls, if allowed(). Nests:
+/// an inner section gives the outermost's answer.
 class unsafe_section {
  public:
   unsafe_section() noexcept;
@@ -50,6 +52,10 @@ class unsafe_section {
 
  private:
   std::atomic<bool>* flag_ = nullptr;
+  bool nested_ = false;
 };
+
+/// @brief The scheduler's guard for its flushes outside a launch: an unsafe_section per thread.
+unsafe_call_guard& scheduler_unsafe_call_guard() noexcept;
 
 }  // namespace acs

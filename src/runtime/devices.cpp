@@ -1,5 +1,7 @@
 #include "src/runtime/devices.hpp"
 
+#include "src/runtime/capture.hpp"
+
 #include <cstdlib>
 
 #include <unordered_map>
@@ -100,6 +102,7 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     scheduler_config sc{c.window, c.streams, c.eager_join, c.merge, issue_threads};
     // Graph replay defers launches past the driver call a tracer brackets: off with a trace too.
     sc.graphs = c.graph && c.trace.empty();
+    sc.graph_segments = sc.graphs && !c.graph_pool;
     sc.graph_after = c.graph_after;
     sc.graph_cache = c.graph_cache;
     sc.graph_idle_us = c.graph_idle_us;
@@ -115,10 +118,11 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     }
     stats::set_scheduler_source(&sum_stats);
     if (dispatch_observer* o = trace::new_observer(static_cast<unsigned>(e.device))) rt->sched.set_observer(o);
+    rt->sched.set_unsafe_call_guard(&scheduler_unsafe_call_guard());
     e.runtime.store(rt, std::memory_order_release);
     log::info("device {}: scheduling launches with a window of {} over {} pool streams, issued by {} thread(s) "
               "of acs's own (0: the application's), graph replay {}", e.device, c.window, c.streams, issue_threads,
-              sc.graphs ? "on (its speed not yet measured)" : "off");
+              !sc.graphs ? "off" : sc.graph_segments ? "on (segments of launches)" : "on (segments of pool calls)");
     return rt;
   } catch (...) {
     e.failed.store(true, std::memory_order_relaxed);

@@ -173,7 +173,9 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
                                               {"never", chain_merge::never}});
   c.issue_thread = p.word<bool>("ACS_ISSUE", {{"thread", true}, {"inline", false}});
   c.issue_threads = p.integer("ACS_ISSUE_THREADS", config::default_issue_threads, 1, config::max_issue_threads);
-  c.graph = p.word<bool>("ACS_GRAPH", {{"off", false}, {"auto", true}});
+  const unsigned graph = p.word<unsigned>("ACS_GRAPH", {{"off", 0u}, {"auto", 1u}, {"pool", 2u}});
+  c.graph = graph != 0;
+  c.graph_pool = graph == 2;
   const config::graph_settings fallback = config::default_graph, most = config::max_graph;
   c.graph_after = p.integer("ACS_GRAPH_AFTER", fallback.after, 1, most.after);
   c.graph_cache = p.integer("ACS_GRAPH_CACHE", fallback.cache, 1, most.cache);

@@ -22,15 +22,15 @@
 //   ACS_ISSUE        thread|inline: who makes the driver calls for pool streams
 //                    (issue_queue.hpp), default thread
 //   ACS_ISSUE_THREADS  issuing threads per device with ACS_ISSUE=thread, 1..8, default 2
-//   ACS_GRAPH        auto|off: recurring segments of pool work replayed as graphs
-//                    (scheduler/graph_replay.hpp), default off: its GPU tests pass on the
-//                    H200, its speed is not measured yet
+//   ACS_GRAPH        auto|pool|off: recurring segments of a stream's launches replayed as
+//                    graphs (scheduler/segment_replay.hpp); pool: the earlier design, segments
+//                    of the pool's calls (scheduler/graph_replay.hpp); default off
 //   ACS_GRAPH_AFTER  occurrences of a shape before it is built as a graph, 1..1000, default 2
-//   ACS_GRAPH_CACHE  graph executables kept per device (LRU), 1..4096, default 64
+//   ACS_GRAPH_CACHE  graph executables kept per device (LRU), 1..4096, default 256
 //   ACS_GRAPH_IDLE_US  buffered work is issued after a whole interval of this many µs without
 //                    a new call (so within twice it of the last), 1..100000, default 50
-//   ACS_GRAPH_KERNELS  kernels a buffered segment holds at most, 0..4096, default 0 (no limit but
-//                    the 256 calls): cut by kernel count, a loop's segments recur more often
+//   ACS_GRAPH_KERNELS  kernels a segment holds at most, 0..4096, default 0: 64 with auto, no
+//                    limit but the 256 calls with pool
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
@@ -105,7 +105,7 @@ struct config {
   struct graph_settings {
     unsigned after, cache, idle_us, kernels;
   };
-  static constexpr graph_settings default_graph{2, 64, 50, 0};
+  static constexpr graph_settings default_graph{2, 256, 50, 0};
   static constexpr graph_settings max_graph{scheduler_config::max_graph_after, scheduler_config::max_graph_cache,
                                             scheduler_config::max_graph_idle_us, scheduler_config::max_graph_kernels};
 
@@ -123,7 +123,8 @@ struct config {
   chain_merge merge = chain_merge::adaptive;
   bool issue_thread = true;
   unsigned issue_threads = default_issue_threads;
-  bool graph = false;  // ACS_GRAPH=auto
+  bool graph = false;       // ACS_GRAPH=auto or pool
+  bool graph_pool = false;  // ACS_GRAPH=pool
   unsigned graph_after = default_graph.after;
   unsigned graph_cache = default_graph.cache;
   unsigned graph_idle_us = default_graph.idle_us;

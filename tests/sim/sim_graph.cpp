@@ -89,7 +89,9 @@ backend_status sim_device::graph_launch(graph_handle exec, stream_handle stream)
     o.effect = {memory_effect::rule::hash, k.id, k.reads, k.writes};
     o.duration = k.duration;
     o.uses_slot = true;
-    note_queued_behind_from(k.id, before);
+    // Rule 12 concerns pool streams: a graph launched on an application stream follows that
+    // stream's own order, as a kernel run in place does (segment_replay.hpp).
+    if (streams_[stream].origin == stream_origin::pool) note_queued_behind_from(k.id, before);
     streams_[g.lanes[i]].priority = streams_[stream].priority;  // nodes run at their launch's priority
     node_ops[i] = enqueue_after(std::move(o), g.lanes[i], deps);
     node_launch_stream_[node_ops[i]] = stream;

@@ -4,6 +4,9 @@
 // the segment issued.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "scenario.hpp"
 
 namespace acs::sim {
@@ -129,6 +132,167 @@ TEST(graph_replay_sim, segments_cut_by_kernel_count_recur_in_a_loop) {
   const scheduler_stats by_kernels = alternating_dags(16);
   EXPECT_GT(by_kernels.graph_replays, by_kernels.graph_plain_new_shape) << "most segments should recur";
   EXPECT_GT(by_kernels.graph_replays, 4 * by_calls.graph_replays);
+}
+
+}  // namespace
+}  // namespace acs::sim
+
+// Graph replay of launch segments (ACS_GRAPH=auto, scheduler/segment_replay.hpp).
+namespace acs::sim {
+namespace {
+
+scheduler_config with_segments(unsigned kernels, unsigned idle_us = 0) {
+  return {.window = 8, .streams = 8, .graphs = true, .graph_after = 2, .graph_cache = 8, .graph_idle_us = idle_us,
+          .graph_kernels = kernels, .graph_segments = true};
+}
+
+// A loop body on the legacy stream and a blocking stream, with a copy between (legacy coupling:
+// the blocking stream's work follows the legacy stream's): the blocking stream's two kernels
+// are a segment cut at the copy, seen in the first iteration, built in the second, updated and
+// relaunched in the third, on the application's stream.
+TEST(segment_replay_sim, a_recurring_segment_is_built_once_then_updated_on_its_stream) {
+  scenario s({.cells = 40}, with_segments(2));
+  const virtual_stream legacy = s.legacy();
+  const virtual_stream blocking = s.stream(stream_kind::blocking);
+  const kernel& a = s.make_kernel(170000, {2, 3, 8}, {});
+  const kernel& b = s.make_kernel(30000, {27, 28}, {22, 23});
+  const kernel& c = s.make_kernel(140000, {}, {31});
+  const kernel& d = s.make_kernel(3000, {26, 31}, {1, 2});
+  for (int r = 0; r < 3; ++r) {
+    s.sync_device();
+    ASSERT_EQ(s.launch(legacy, a), 0);
+    ASSERT_EQ(s.launch(blocking, b), 0);
+    s.copy(blocking, 7, 26, 5, 1000);
+    ASSERT_EQ(s.launch(blocking, c), 0);
+    ASSERT_EQ(s.launch(blocking, d), 0);
+  }
+  s.sync_device();
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
+  const scheduler_stats st = s.acs.stats();
+  EXPECT_EQ(st.graphs_built, 1u);
+  EXPECT_EQ(st.graph_replays, 2u);
+  EXPECT_EQ(st.graph_updates, 1u);
+  EXPECT_EQ(st.graph_call_by_call, 0u) << "no held segment went the stream path";
+  EXPECT_EQ(s.sim.graph_counts().live_detached, 0u) << "every detached copy launched or released";
+}
+
+// A held prefix that diverges: what was held goes the stream path, in order, before the kernel
+// that diverged.
+TEST(segment_replay_sim, a_diverging_prefix_releases_what_was_held_in_order) {
+  scenario s({.cells = 16}, with_segments(3));
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  const kernel& a = s.make_kernel(5000, {}, {0});
+  const kernel& b = s.make_kernel(5000, {0}, {1});
+  const kernel& c = s.make_kernel(5000, {1}, {2});
+  const kernel& other = s.make_kernel(5000, {1, 2}, {0});
+  ASSERT_EQ(s.launch(vs, a), 0);
+  ASSERT_EQ(s.launch(vs, b), 0);
+  ASSERT_EQ(s.launch(vs, c), 0);
+  s.sync_stream(vs);
+  ASSERT_EQ(s.launch(vs, a), 0);
+  ASSERT_EQ(s.launch(vs, b), 0);  // a and b are held: the prefix was seen
+  EXPECT_EQ(s.sim.launches(b.id), 1u) << "b should be held";
+  ASSERT_EQ(s.launch(vs, other), 0);  // diverges
+  s.sync_stream(vs);
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
+  EXPECT_EQ(s.acs.stats().graph_call_by_call, 1u);
+  EXPECT_EQ(s.acs.stats().graph_replays, 0u);
+}
+
+// The idle flush: a held segment is issued with no further call from the program (a host
+// spinning on mapped memory for a held kernel would otherwise wait for ever).
+TEST(segment_replay_sim, a_held_segment_is_issued_after_the_idle_interval) {
+  scenario s({.cells = 16}, with_segments(4, 50));
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  const kernel& a = s.make_kernel(5000, {}, {0});
+  const kernel& b = s.make_kernel(5000, {}, {1});
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(s.launch(vs, a), 0);
+    ASSERT_EQ(s.launch(vs, b), 0);
+    s.sync_stream(vs);
+  }
+  ASSERT_EQ(s.launch(vs, a), 0);  // held: the prefix was seen
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (s.sim.launches(a.id) < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  EXPECT_EQ(s.sim.launches(a.id), 3u) << "the held kernel was not issued by the idle flush";
+  EXPECT_GT(s.acs.stats().graph_flush_idle, 0u);
+  s.sync_stream(vs);
+  EXPECT_TRUE(s.matches_serial());
+}
+
+// Outside a launch a flush may find capture-unsafe calls forbidden (a capture under way,
+// capture.hpp): the held kernels then run in place on their stream, in order, and no graph is
+// built or launched.
+TEST(segment_replay_sim, a_flush_where_unsafe_calls_are_forbidden_runs_the_held_kernels_in_place) {
+  struct deny final : unsafe_call_guard {
+    bool enter() noexcept override { return false; }
+    void leave() noexcept override {}
+  } guard;
+  scenario s({.cells = 16}, with_segments(4));
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  const kernel& a = s.make_kernel(5000, {}, {0});
+  const kernel& b = s.make_kernel(5000, {0}, {1});
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(s.launch(vs, a), 0);
+    ASSERT_EQ(s.launch(vs, b), 0);
+    s.sync_stream(vs);
+  }
+  const std::uint64_t replays = s.acs.stats().graph_replays;  // the second run's
+  s.acs.set_unsafe_call_guard(&guard);
+  ASSERT_EQ(s.launch(vs, a), 0);
+  ASSERT_EQ(s.launch(vs, b), 0);  // held: a recurring prefix
+  s.sync_stream(vs);
+  EXPECT_EQ(s.sim.launches(b.id), 3u);
+  EXPECT_EQ(s.sim.kernel_stream(a.id), vs.handle) << "run in place on its own stream";
+  EXPECT_EQ(s.sim.kernel_stream(b.id), vs.handle);
+  EXPECT_EQ(s.acs.stats().graph_replays, replays);
+  EXPECT_TRUE(s.matches_serial());
+}
+
+// The benchmark-shaped loop of alternating_dags above, with launch segments of 64 kernels: every
+// segment recurs whatever the pool and the GPU did, so after each DAG's first two occurrences
+// every segment is replayed, and none held goes the stream path.
+TEST(segment_replay_sim, alternating_dags_replay_every_segment_once_seen) {
+  scheduler_config cfg = with_segments(64);
+  cfg.window = 32;
+  cfg.streams = 16;
+  cfg.graph_cache = 64;
+  scenario s({.cells = 128}, cfg);
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  constexpr unsigned kernels = 200, reps = 24, variants = 4;
+  std::vector<std::vector<std::pair<std::vector<cell>, cell>>> dags(variants);
+  for (unsigned v = 0; v < variants; ++v) {
+    std::uint64_t x = 0x12345 + v * 7919;
+    auto next = [&] {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      return x;
+    };
+    for (unsigned k = 0; k < kernels; ++k) {
+      const auto w = static_cast<cell>(next() % 128);
+      std::vector<cell> r{static_cast<cell>(next() % 128)};
+      if (next() % 2) r.push_back(static_cast<cell>(next() % 128));
+      std::erase(r, w);
+      dags[v].push_back({r, w});
+    }
+  }
+  for (unsigned i = 0; i < reps; ++i) {
+    for (const auto& [r, w] : dags[i % variants]) EXPECT_EQ(s.launch(vs, s.make_kernel(short_kernel, r, {w})), 0);
+    s.sync_stream(vs);
+  }
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
+  const scheduler_stats st = s.acs.stats();
+  // Each DAG: 4 segments (64, 64, 64, 8 kernels), 6 occurrences: seen, built, then 4 updates.
+  EXPECT_EQ(st.graphs_built, variants * 4);
+  EXPECT_EQ(st.graph_replays, variants * 4 * 5);
+  EXPECT_EQ(st.graph_updates, variants * 4 * 4);
+  EXPECT_EQ(st.graph_call_by_call, 0u);
+  EXPECT_EQ(s.sim.graph_counts().live_detached, 0u);
 }
 
 }  // namespace

@@ -239,6 +239,59 @@ TEST(random_programs, graph_replay_matches_serial_execution) {
   EXPECT_GT(graphs.graph_evictions, 0u);
 }
 
+// The same programs with graph replay of launch segments (ACS_GRAPH=auto, segment_replay.hpp),
+// each program's steps run three times over (a device sync between), so that its segments recur: built at their second
+// occurrence (the first whose prefix is known), in a cache of one to three executables
+// (evictions), segments of 2 to 9 kernels or the default 64, the idle flush on for odd seeds,
+// one issuing thread for every fourth program (spinners plain there, as above).
+TEST(random_programs, launch_segment_replay_matches_serial_execution) {
+  const std::uint64_t count = program_count(default_programs) / 5;
+  tally t;
+  scheduler_stats graphs;
+  for (std::uint64_t seed = 0; seed < count; ++seed) {
+    program p = generate_program(seed);
+    // A device sync between the runs: the generator orders work within one run only.
+    const std::vector<program_step> once = p.steps;
+    for (int r = 0; r < 2; ++r) {
+      p.steps.push_back({.what = program_step::kind::sync_device});
+      p.steps.insert(p.steps.end(), once.begin(), once.end());
+    }
+    p.config.graphs = true;
+    p.config.graph_segments = true;
+    p.config.graph_after = 1 + static_cast<unsigned>(seed % 2);
+    p.config.graph_cache = 1 + static_cast<unsigned>(seed % 3);
+    p.config.graph_idle_us = seed % 2 == 1 ? 50 : 0;
+    p.config.graph_kernels = seed % 3 == 0 ? 0 : 2 + static_cast<unsigned>(seed % 8);
+    if (seed % 4 == 3) {
+      p.config.issue_threads = 1;
+      for (kernel& k : p.kernels) k.waits_for = 0;
+    }
+    const program_outcome out = run_program(p, execution::through_acs);
+    t.add(p, out);
+    graphs.graph_replays += out.stats.graph_replays;
+    graphs.graph_updates += out.stats.graph_updates;
+    graphs.graph_evictions += out.stats.graph_evictions;
+    graphs.graphs_built += out.stats.graphs_built;
+    graphs.graph_call_by_call += out.stats.graph_call_by_call;
+    const std::string differences = compare(run_serial(p), out);
+    if (differences.empty()) continue;
+    if (++t.failed <= 3)
+      ADD_FAILURE() << "program seed " << seed << " with launch segments (after " << p.config.graph_after
+                    << ", cache " << p.config.graph_cache << ", idle " << p.config.graph_idle_us << " us, kernels "
+                    << p.config.graph_kernels << ", " << p.config.issue_threads << " issuing threads) failed:\n"
+                    << differences;
+  }
+  const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf("[ random   ] %llu programs with launch segments, %llu kernels: %llu graphs built, %llu graph "
+              "launches (%llu updated in place), %llu evictions, %llu held segments released; %llu failed\n",
+              n(t.programs), n(t.stats.kernels), n(graphs.graphs_built), n(graphs.graph_replays),
+              n(graphs.graph_updates), n(graphs.graph_evictions), n(graphs.graph_call_by_call), n(t.failed));
+  EXPECT_EQ(t.failed, 0u);
+  EXPECT_GT(graphs.graph_replays, count / 10) << "graphs were rarely launched: the mode was not exercised";
+  EXPECT_GT(graphs.graph_updates, 0u);
+  EXPECT_GT(graphs.graph_evictions, 0u);
+}
+
 // The generator's programs are correct as written: run without acs, they
 // show no race and match serial execution. Otherwise a failure above could be
 // the generator's fault rather than acs's.

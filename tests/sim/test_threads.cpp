@@ -103,10 +103,13 @@ class app_thread {
 // With graphs: graph replay on (graph_replay.hpp), built at the second occurrence (each
 // executable adds timelines to the simulated device: building every shape made the TSan run
 // last minutes), 64 cached, the idle flush running beside the application's threads.
-scheduler_config threads_config(bool graphs) {
+// graphs: 0 none, 1 segments of pool calls (ACS_GRAPH=pool), 2 segments of launches (auto).
+scheduler_config threads_config(int graphs) {
   scheduler_config c{.window = 6, .streams = 4};
-  if (graphs) {
+  if (graphs != 0) {
     c.graphs = true;
+    c.graph_segments = graphs == 2;
+    c.graph_kernels = graphs == 2 ? 4 : 0;
     c.graph_after = 2;
     c.graph_cache = 64;
     c.graph_idle_us = 50;
@@ -115,7 +118,7 @@ scheduler_config threads_config(bool graphs) {
 }
 
 struct threaded_run {
-  explicit threaded_run(bool graphs = false) : acs{sim, threads_config(graphs)} {}
+  explicit threaded_run(int graphs = 0) : acs{sim, threads_config(graphs)} {}
   sim_device sim{device_config{.cells = shared_input + 1, .concurrency = 8}};
   scheduler acs;
   std::deque<app_thread> threads;  // stable: the scheduler holds pointers to their kernels
@@ -192,7 +195,7 @@ INSTANTIATE_TEST_SUITE_P(all_kinds, rule8_shared,
 // the order in which launches reached the device, and the final state must be
 // that order's serial execution.
 TEST(rule8_threads, graph_replay_threads_on_their_own_streams) {
-  threaded_run run(true);
+  threaded_run run(1);
   const stream_kind kinds[thread_count] = {stream_kind::legacy, stream_kind::blocking,
                                            stream_kind::non_blocking, stream_kind::blocking};
   for (unsigned i = 0; i < thread_count; ++i)
@@ -205,7 +208,7 @@ TEST(rule8_threads, graph_replay_threads_on_their_own_streams) {
 TEST(rule8_threads, graph_replay_threads_share_one_stream_and_sync_it) {
   for (const stream_kind kind : {stream_kind::legacy, stream_kind::blocking, stream_kind::non_blocking}) {
     SCOPED_TRACE(name(kind));
-    threaded_run run(true);
+    threaded_run run(1);
     const virtual_stream shared = app_stream(run.sim, kind);
     for (unsigned i = 0; i < thread_count; ++i) run.threads.emplace_back(run.sim, run.acs, shared, i, true);
     run.go();
@@ -214,12 +217,36 @@ TEST(rule8_threads, graph_replay_threads_share_one_stream_and_sync_it) {
   }
 }
 
-void share_one_stream_and_its_data(bool graphs);
+void share_one_stream_and_its_data(int graphs);
 
-TEST(rule8_threads, threads_share_one_stream_and_its_data) { share_one_stream_and_its_data(false); }
-TEST(rule8_threads, graph_replay_threads_share_one_stream_and_its_data) { share_one_stream_and_its_data(true); }
+TEST(rule8_threads, threads_share_one_stream_and_its_data) { share_one_stream_and_its_data(0); }
+TEST(rule8_threads, graph_replay_threads_share_one_stream_and_its_data) { share_one_stream_and_its_data(1); }
+TEST(rule8_threads, segment_replay_threads_share_one_stream_and_its_data) { share_one_stream_and_its_data(2); }
 
-void share_one_stream_and_its_data(bool graphs) {
+// Launch segments (ACS_GRAPH=auto) with threads on their own streams and on one stream: each
+// thread's launches end the others' segments, the idle flush runs beside them.
+TEST(rule8_threads, segment_replay_threads_on_their_own_streams) {
+  threaded_run run(2);
+  const stream_kind kinds[thread_count] = {stream_kind::legacy, stream_kind::blocking,
+                                           stream_kind::non_blocking, stream_kind::blocking};
+  for (unsigned i = 0; i < thread_count; ++i)
+    run.threads.emplace_back(run.sim, run.acs, app_stream(run.sim, kinds[i]), i, true);
+  run.go();
+  run.check();
+}
+
+TEST(rule8_threads, segment_replay_threads_share_one_stream_and_sync_it) {
+  for (const stream_kind kind : {stream_kind::legacy, stream_kind::blocking, stream_kind::non_blocking}) {
+    SCOPED_TRACE(name(kind));
+    threaded_run run(2);
+    const virtual_stream shared = app_stream(run.sim, kind);
+    for (unsigned i = 0; i < thread_count; ++i) run.threads.emplace_back(run.sim, run.acs, shared, i, true);
+    run.go();
+    run.check();
+  }
+}
+
+void share_one_stream_and_its_data(int graphs) {
   sim_device sim{device_config{.cells = 16, .concurrency = 8}};
   scheduler_config config = threads_config(graphs);
   config.window = 4;
@@ -250,7 +277,7 @@ void share_one_stream_and_its_data(bool graphs) {
   sim.synchronize_device();
   acs.device_synchronized(point);
   EXPECT_TRUE(sim.races().empty()) << sim.explain_races();
-  if (graphs) {
+  if (graphs == 1) {  // launch segments: these random kernels never recur, so only order is checked
     EXPECT_GT(acs.stats().graph_replays, 0u);
   }
   serial_memory expected(16);

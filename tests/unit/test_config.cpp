@@ -34,7 +34,7 @@ std::string setting(const config& c, const std::string& variable) {
   if (variable == "ACS_INFER") return c.infer == infer_mode::alloc ? "alloc" : "off";
   if (variable == "ACS_JOIN") return c.eager_join ? "eager" : "lazy";
   if (variable == "ACS_ISSUE_THREADS") return std::to_string(c.issue_threads);
-  if (variable == "ACS_GRAPH") return c.graph ? "auto" : "off";
+  if (variable == "ACS_GRAPH") return !c.graph ? "off" : c.graph_pool ? "pool" : "auto";
   if (variable == "ACS_GRAPH_AFTER") return std::to_string(c.graph_after);
   if (variable == "ACS_GRAPH_CACHE") return std::to_string(c.graph_cache);
   if (variable == "ACS_GRAPH_IDLE_US") return std::to_string(c.graph_idle_us);
@@ -69,7 +69,7 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_EQ(c.issue_threads, 2u);
   EXPECT_FALSE(c.graph) << "graph replay is off until measured on a GPU";
   EXPECT_EQ(c.graph_after, 2u);
-  EXPECT_EQ(c.graph_cache, 64u);
+  EXPECT_EQ(c.graph_cache, 256u);
   EXPECT_EQ(c.graph_idle_us, 50u);
   EXPECT_EQ(c.graph_kernels, 0u);
   EXPECT_FALSE(c.check);
@@ -115,6 +115,7 @@ TEST(config, valid_values_are_taken) {
   EXPECT_FALSE(c.issue_thread);
   EXPECT_EQ(c.issue_threads, 5u);
   EXPECT_TRUE(c.graph);
+  EXPECT_FALSE(c.graph_pool);
   EXPECT_EQ(c.graph_after, 1u);
   EXPECT_EQ(c.graph_cache, 4096u);
   EXPECT_EQ(c.graph_idle_us, 200u);
@@ -219,7 +220,7 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_NO_PTX", "0", "everything"}, rejected{"ACS_HOST_MAPPED", "unordered", "ordered"},
                     rejected{"ACS_HOST_MAPPED", "1", "ordered"}, rejected{"ACS_GRAPH", "on", "off"},
                     rejected{"ACS_GRAPH", "1", "off"}, rejected{"ACS_GRAPH_AFTER", "twice", "2"},
-                    rejected{"ACS_GRAPH_CACHE", "lots", "64"}, rejected{"ACS_GRAPH_IDLE_US", "50us", "50"},
+                    rejected{"ACS_GRAPH_CACHE", "lots", "256"}, rejected{"ACS_GRAPH_IDLE_US", "50us", "50"},
                     rejected{"ACS_GRAPH_KERNELS", "few", "0"}),
     case_name);
 
@@ -310,6 +311,17 @@ TEST(config, programmatic_launches_pass_through_unless_reordering_is_asked) {
   std::vector<config_issue> issues;
   EXPECT_FALSE(parse({{"ACS_PDL", "sometimes"}}, &issues).pdl_reorder);
   EXPECT_EQ(issues.size(), 1u);
+}
+
+TEST(config, graphs_replay_segments_of_launches_or_of_pool_calls) {
+  const config a = parse({{"ACS_GRAPH", "auto"}}, nullptr);
+  EXPECT_TRUE(a.graph);
+  EXPECT_FALSE(a.graph_pool);
+  const config p = parse({{"ACS_GRAPH", "pool"}}, nullptr);
+  EXPECT_TRUE(p.graph);
+  EXPECT_TRUE(p.graph_pool);
+  const config o = parse({{"ACS_GRAPH", "off"}}, nullptr);
+  EXPECT_FALSE(o.graph || o.graph_pool);
 }
 
 TEST(config, probes_need_a_backlog_unless_graphs_replay_or_told_otherwise) {

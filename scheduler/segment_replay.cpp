@@ -1,0 +1,202 @@
+#include "scheduler/segment_replay.hpp"
+
+#include <algorithm>
+
+namespace acs {
+
+namespace {
+
+constexpr std::uint64_t seed = 0x9e3779b97f4a7c15ull;
+
+constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t w) noexcept {
+  h ^= w + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h ^= h >> 31;
+  return h * 0xbf58476d1ce4e5b9ull;
+}
+
+// Bounds on what recurrence detection remembers: past them it starts again (forgetting costs
+// only later replays, never correctness).
+constexpr std::size_t max_prefixes = 1u << 18;
+constexpr std::size_t max_seen = 1u << 16;
+
+}  // namespace
+
+std::size_t segment_replay::key_hash::operator()(const std::vector<std::uint64_t>& k) const noexcept {
+  std::uint64_t h = seed;
+  for (std::uint64_t w : k) h = mix(h, w);
+  return static_cast<std::size_t>(h);
+}
+
+segment_replay::segment_replay(backend& gpu, sink& out, segment_replay_config config)
+    : gpu_(gpu), out_(out), config_(config), prefix_(seed) {
+  config_.after = std::max(config_.after, 1u);
+  config_.cache = std::max(config_.cache, 1u);
+  config_.kernels = std::max(config_.kernels, 2u);
+}
+
+segment_replay::~segment_replay() {
+  for (const cached& c : lru_) gpu_.graph_destroy(c.exec);
+}
+
+backend_status segment_replay::launch(const virtual_stream& s, const access_set& access, const void* kernel,
+                                      std::uint64_t group) {
+  ++launches_;
+  if (s.key != owner_.key) {
+    end_segment();  // a segment holds one stream's kernels
+    owner_ = s;
+  }
+  const void* detached = gpu_.detach(kernel);
+  kernel_identity id;
+  if (detached == nullptr || !gpu_.describe(detached, &id)) {
+    // Its status is not known in advance, or no graph node can carry it: the segment ends
+    // before it, and it goes the stream path now.
+    end_segment();
+    if (detached == nullptr) return out_.dispatch(s, access, kernel, group, /*detached=*/false);
+    return out_.dispatch(s, access, detached, group, /*detached=*/true);
+  }
+  // The kernel's words of the key: identity, group, footprint.
+  std::uint64_t h = prefix_;
+  const std::size_t key_start = key_.size();
+  auto word = [&](std::uint64_t w) {
+    h = mix(h, w);
+    key_.push_back(w);
+  };
+  for (std::uint64_t w : id.words) word(w);
+  word(group);
+  word(access.reads.size() << 32 | access.writes.size());
+  for (const byte_range& r : access.reads) word(r.first), word(r.last);
+  for (const byte_range& r : access.writes) word(r.first), word(r.last);
+  ++position_;
+  prefix_ = h;
+  prefixes_now_.push_back(h);
+  if (holding_ && prefixes_.count(h) != 0) {
+    if (held_.size() <= held_count_) held_.emplace_back();
+    held_kernel& k = held_[held_count_++];
+    k.kernel = detached;
+    k.access.reads.assign(access.reads.begin(), access.reads.end());
+    k.access.writes.assign(access.writes.begin(), access.writes.end());
+    k.group = group;
+    if (position_ >= config_.kernels) end_segment();
+    return 0;
+  }
+  // A prefix never seen: what was held goes first, then this kernel and the rest of the segment
+  // go the stream path (the key is only hashed from here on).
+  if (holding_) {
+    release_held();
+    holding_ = false;
+  }
+  key_.resize(key_start);
+  const backend_status st = out_.dispatch(s, access, detached, group, /*detached=*/true);
+  if (position_ >= config_.kernels) end_segment();
+  return st;
+}
+
+void segment_replay::observed(std::uintptr_t key, bool safe_only) {
+  end_segment(safe_only);
+  (void)key;  // every stream's observation ends the held segment; a new one starts at the next launch
+}
+
+void segment_replay::flush(bool safe_only) { end_segment(safe_only); }
+
+void segment_replay::end_segment(bool safe_only) {
+  if (position_ == 0) return;
+  if (position_ >= 2) {  // a single kernel is never a graph
+    if (prefixes_.size() + prefixes_now_.size() > max_prefixes) prefixes_.clear();
+    prefixes_.insert(prefixes_now_.begin(), prefixes_now_.end());
+    if (seen_.size() >= max_seen) seen_.clear();
+    ++seen_[prefix_];
+  }
+  if (held_count_ != 0) {
+    graph_handle exec = 0;
+    if (holding_ && held_count_ >= 2 && !safe_only) exec = executable();
+    if (exec != 0 && out_.launch_graph(owner_, exec) == 0) {
+      ++stats_.replays;
+      stats_.kernels += held_count_;
+      for (std::size_t i = 0; i < held_count_; ++i) gpu_.release_detached(held_[i].kernel);
+      held_count_ = 0;
+    } else {
+      if (exec != 0) ++stats_.failures;
+      release_held(safe_only);
+    }
+  }
+  position_ = 0;
+  holding_ = true;
+  prefix_ = seed;
+  prefixes_now_.clear();
+  key_.clear();
+}
+
+void segment_replay::release_held(bool in_place) {
+  if (held_count_ == 0) return;
+  ++stats_.released;
+  for (std::size_t i = 0; i < held_count_; ++i)
+    (void)(in_place ? out_.run_in_place(owner_, held_[i].kernel)
+                    : out_.dispatch(owner_, held_[i].access, held_[i].kernel, held_[i].group, /*detached=*/true));
+  held_count_ = 0;
+}
+
+// The held segment's executable: the cached one of its key, its arguments updated; or a new one
+// once the key was seen `after` times; 0 for the stream path.
+graph_handle segment_replay::executable() {
+  nodes_.clear();
+  for (std::size_t i = 0; i < held_count_; ++i) nodes_.push_back(held_[i].kernel);
+  try {
+    if (const auto hit = cache_.find(key_); hit != cache_.end()) {
+      lru_.splice(lru_.begin(), lru_, hit->second);
+      const std::vector<graph_edge>& e = hit->second->edges;
+      const graph_description d{nodes_.data(), nodes_.size(), e.data(), e.size()};
+      if (gpu_.graph_update(hit->second->exec, d) == 0) {
+        ++stats_.updates;
+        return hit->second->exec;
+      }
+      gpu_.graph_destroy(hit->second->exec);  // built again below
+      lru_.erase(hit->second);
+      cache_.erase(hit);
+    } else if (const auto it = seen_.find(prefix_); it == seen_.end() || it->second < config_.after) {
+      return 0;
+    }
+    edges_of(edges_);
+    const graph_description d{nodes_.data(), nodes_.size(), edges_.data(), edges_.size()};
+    graph_handle exec = 0;
+    if (gpu_.graph_instantiate(d, &exec) != 0 || exec == 0) {
+      ++stats_.failures;
+      return 0;
+    }
+    ++stats_.built;
+    if (lru_.size() >= config_.cache) {
+      gpu_.graph_destroy(lru_.back().exec);
+      cache_.erase(lru_.back().key);
+      lru_.pop_back();
+      ++stats_.evictions;
+    }
+    lru_.push_front({key_, edges_, exec});
+    cache_.emplace(key_, lru_.begin());
+    return exec;
+  } catch (...) {  // out of memory: the stream path needs none
+    return 0;
+  }
+}
+
+// Every conflict and shared group between the held kernels, transitively reduced: a later
+// kernel takes an edge from an earlier one only when no edge it already has leads there.
+// Visiting the earlier kernels from the latest back makes that test exact.
+void segment_replay::edges_of(std::vector<graph_edge>& out) const {
+  out.clear();
+  const std::size_t n = held_count_, words = (n + 63) / 64;
+  std::vector<std::uint64_t> ancestors(n * words, 0);
+  for (std::size_t j = 1; j < n; ++j) {
+    std::uint64_t* const aj = &ancestors[j * words];
+    for (std::size_t i = j; i-- > 0;) {
+      if ((aj[i / 64] >> (i % 64)) & 1u) continue;
+      const held_kernel& a = held_[i];
+      const held_kernel& b = held_[j];
+      if (!(a.group != 0 && a.group == b.group) && !conflicts(a.access, b.access)) continue;
+      out.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
+      const std::uint64_t* const ai = &ancestors[i * words];
+      for (std::size_t w = 0; w < words; ++w) aj[w] |= ai[w];
+      aj[i / 64] |= std::uint64_t{1} << (i % 64);
+    }
+  }
+}
+
+}  // namespace acs

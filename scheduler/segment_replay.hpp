@@ -1,0 +1,151 @@
+#pragma once
+// Graph replay of the application's launches (ACS_GRAPH=auto; docs/design.md §8): recurring
+// segments of one stream's kernels, with the dependency edges their footprints give, launched
+// as one instantiated CUDA graph in place of a launch per kernel.
+//
+// Why at the launches, not at the pool's calls (graph_replay.hpp, ACS_GRAPH=pool): the calls acs
+// makes on its pool (which stream, which record, a fold or not) depend on the GPU's progress, so
+// the same loop body gave a different sequence of calls almost every time and rarely recurred.
+// The launches and their footprints are the program's own: the same loop body gives the same
+// segments, whatever the GPU did meanwhile.
+//
+// Segments. A stream's kernels are cut into segments of `kernels` launches counted from the
+// stream's last observation point (a sync, query, capture, direct work or event record on it),
+// and at each observation point. Only one stream's segment is held at a time: a launch for
+// another stream, and any observation point of any stream, ends it (work on another stream, a
+// copy or a kernel spinning on a flag, must find it issued), as does flush() (before device-wide
+// operations, and from the scheduler's idle thread: no launch for a whole `idle` interval).
+//
+// Recurrence. Each kernel contributes words to the segment's key: its identity (function and
+// launch configuration, backend::describe), its annotation group and its footprint's ranges.
+// Equal keys give equal dependency edges, so an executable built for a key serves every later
+// segment with that key; only argument values may differ (an update sets those). A rolling hash
+// of the key's prefix is looked up per launch: a segment is held only while its prefix is the
+// prefix of a segment seen before, so a sequence never seen goes the stream path at once, with
+// no delay, for the cost of the hash. When a held prefix diverges, what was held goes the stream
+// path, in order, and so does the rest of the segment.
+//
+// At a segment's end, if it was held whole: a cached executable of its key is updated and
+// launched; else one is built once the key was seen `after` times; else the held kernels go the
+// stream path. The cache keeps `cache` executables, least recently used evicted.
+//
+// Order. A graph is launched as work issued directly on the application's stream (rule 2): the
+// stream first joins its pool work, and later redirected kernels fork after the graph. Inside,
+// the edges are every conflict (RAW, WAR, WAW) and every shared group between the segment's
+// kernels, transitively reduced. Coarsened, never weakened: each kernel also follows all of the
+// stream's earlier work, and later work follows the whole graph.
+//
+// Errors. Only detachable launches are held (backend::detach: their status is known to be
+// success, rule 6); any other launch ends the segment first and goes the stream path. A graph
+// that cannot be built or launched sends its kernels the stream path. Launches during a capture
+// never reach the scheduler (dispatch.cpp), so the program's own graphs are untouched.
+//
+// Not thread-safe: called under the scheduler's lock.
+#include <cstdint>
+#include <list>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "scheduler/backend.hpp"
+#include "scheduler/byte_range.hpp"
+#include "scheduler/scheduler.hpp"
+
+namespace acs {
+
+struct segment_replay_config {
+  unsigned after = 2;     // occurrences of a key before it is built, 1..
+  unsigned cache = 256;   // executables kept, 1..
+  unsigned kernels = 64;  // kernels per segment, 2..
+};
+
+struct segment_replay_stats {
+  std::uint64_t built = 0;      // executables instantiated
+  std::uint64_t replays = 0;    // graph launches
+  std::uint64_t updates = 0;    // of those, of an executable whose arguments were set in place
+  std::uint64_t evictions = 0;  // executables destroyed to make room
+  std::uint64_t released = 0;   // held segments sent the stream path (new key, divergence, failure)
+  std::uint64_t failures = 0;   // graph builds or launches that failed
+  std::uint64_t kernels = 0;    // kernels launched in graphs
+};
+
+class segment_replay {
+ public:
+  // What the scheduler does with what is handed back.
+  struct sink {
+    virtual ~sink() = default;
+    // The stream path, for the application's launch or (`detached`) a copy from backend::detach,
+    // which the backend issues and frees.
+    virtual backend_status dispatch(const virtual_stream& s, const access_set& access, const void* kernel,
+                                    std::uint64_t group, bool detached) = 0;
+    // A detached copy run in place on `s`, in order, with no capture-unsafe call (see flush).
+    virtual backend_status run_in_place(const virtual_stream& s, const void* kernel) = 0;
+    // The graph as work issued directly on `s`; its status (non-zero: nothing was launched).
+    virtual backend_status launch_graph(const virtual_stream& s, graph_handle exec) = 0;
+  };
+
+  segment_replay(backend& gpu, sink& out, segment_replay_config config);
+  ~segment_replay();  // destroys the executables; the caller flushed first
+  segment_replay(const segment_replay&) = delete;
+  segment_replay& operator=(const segment_replay&) = delete;
+
+  // A launch for `s` of the stream path. Returns its status: 0 when it was held, or the stream
+  // path's status when it went there (now, after what had to be issued before it).
+  backend_status launch(const virtual_stream& s, const access_set& access, const void* kernel, std::uint64_t group);
+  // The application observes or works directly on stream `key`: the held segment is issued, and
+  // that stream's segments count from here. `safe_only`: the calling thread may not make
+  // capture-unsafe calls now (a capture is under way, capture.hpp): the held kernels then run in
+  // place on their stream, in order, with no graph built and no query made.
+  void observed(std::uintptr_t key, bool safe_only = false);
+  // Issues the held segment (a device-wide operation, the idle flush); `safe_only` as above.
+  void flush(bool safe_only = false);
+  bool holding() const noexcept { return held_count_ != 0; }
+  // Launches seen: the idle thread flushes after an interval in which it did not move.
+  std::uint64_t launches() const noexcept { return launches_; }
+  segment_replay_stats stats() const noexcept { return stats_; }
+
+ private:
+  struct held_kernel {
+    const void* kernel = nullptr;  // detached
+    access_set access;
+    std::uint64_t group = 0;
+  };
+  struct cached {
+    std::vector<std::uint64_t> key;
+    std::vector<graph_edge> edges;  // equal keys give equal edges: an update passes these
+    graph_handle exec = 0;
+  };
+  struct key_hash {
+    std::size_t operator()(const std::vector<std::uint64_t>& k) const noexcept;
+  };
+
+  void end_segment(bool safe_only = false);
+  void release_held(bool in_place = false);
+  graph_handle executable();
+  void edges_of(std::vector<graph_edge>& out) const;
+
+  backend& gpu_;
+  sink& out_;
+  segment_replay_config config_;
+  // The stream whose segment is current, and a copy of it for the stream path.
+  virtual_stream owner_;
+  unsigned position_ = 0;   // kernels in the current segment
+  bool holding_ = true;     // every kernel of the segment so far is held
+  std::uint64_t prefix_ = 0;
+  std::vector<std::uint64_t> prefixes_now_;  // the current segment's prefix hashes
+  std::vector<std::uint64_t> key_;           // the current segment's key, while held
+  std::vector<held_kernel> held_;            // the first held_count_ are held; reused, so access sets keep their capacity
+  std::size_t held_count_ = 0;
+  std::uint64_t launches_ = 0;
+  // Prefix hashes of segments seen, occurrences of whole keys (64-bit hashes: a collision only
+  // holds a segment, or builds it, sooner), and the executables by full key.
+  std::unordered_set<std::uint64_t> prefixes_;
+  std::unordered_map<std::uint64_t, unsigned> seen_;
+  std::list<cached> lru_;
+  std::unordered_map<std::vector<std::uint64_t>, std::list<cached>::iterator, key_hash> cache_;
+  std::vector<const void*> nodes_;  // scratch
+  std::vector<graph_edge> edges_;
+  segment_replay_stats stats_;
+};
+
+}  // namespace acs
