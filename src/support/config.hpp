@@ -34,7 +34,7 @@
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
-//                                                          boolean, default 1
+//                                                          boolean, default 1 (0 with ACS_GRAPH=auto)
 //   ACS_START_ASIDE  1: a new stream starts aside, 32 launches probed after ACS_FIRST_PROBE; it
 //                    goes to the pool once 3 of them were independent of their predecessor
 //                    (with ACS_STEP_ASIDE=1)                boolean, default 1
