@@ -10,7 +10,7 @@ PREFIX = "acs-stats:"
 SECTIONS = [
     ("Kernels", [
         ("kernels_seen", "launches seen"),
-        ("dispatched", "dispatched to the pool streams"),
+        ("dispatched", "dispatched to the pool streams or in graphs"),
         ("independent", "  with nothing to wait for"),
         ("same_stream", "  placed behind their producer"),
         ("events_unneeded", "  whose event was never needed"),
@@ -38,12 +38,13 @@ SECTIONS = [
         ("issue_waits", "waits for them"),
         ("deferred_failures", "launches that failed there"),
     ]),
-    ("Graph replay (ACS_GRAPH=auto)", [
+    ("Graph replay (ACS_GRAPH=auto|pool)", [
         ("graphs_built", "graph executables instantiated"),
         ("graph_replays", "segments launched as a graph"),
+        ("graph_kernels", "  kernels in them (auto)"),
         ("graph_updates", "  through an executable updated in place"),
         ("graph_evictions", "executables evicted from the cache"),
-        ("graph_call_by_call", "segments replayed call by call"),
+        ("graph_call_by_call", "segments replayed call by call (auto: held, then the stream path)"),
         ("graph_failures", "replayed calls that failed"),
         ("graph_flush_sync", "flushes: a synchronize"),
         ("graph_flush_create", "flushes: creating or destroying"),

@@ -174,10 +174,10 @@ std::string format_human(const summary& s) {
     out += "\n";
   }
   if (k.graph_replays != 0 || k.graph_call_by_call != 0)
-    out += fmt::format("[acs] stats: graph replay (ACS_GRAPH=auto, unmeasured): {} segments launched as graphs ({} "
-                       "updated in place), {} call by call, {} graphs built, {} evicted, {} replayed calls failed\n",
-                       k.graph_replays, k.graph_updates, k.graph_call_by_call, k.graphs_built, k.graph_evictions,
-                       k.graph_failures);
+    out += fmt::format("[acs] stats: graph replay: {} segments launched as graphs ({} kernels, {} "
+                       "updated in place), {} call by call, {} graphs built, {} evicted, {} failures\n",
+                       k.graph_replays, k.graph_kernels, k.graph_updates, k.graph_call_by_call, k.graphs_built,
+                       k.graph_evictions, k.graph_failures);
   out += fmt::format("[acs] stats: {} passed through", total_passed(s));
   const char* sep = " (";
   for (std::size_t i = 0; i < reason_count; ++i) {
