@@ -81,16 +81,11 @@ TEST(graph_replay_sim, a_segment_holds_one_application_stream) {
 namespace acs::sim {
 namespace {
 
-// A benchmark-shaped loop: four input-dependent DAGs of 200 kernels in turn, a host sync after
-// each, 16 pool streams, a full window folding entries while segments are buffered and cut at
-// their length limit. Returns the stats; outputs must equal serial execution.
-scheduler_stats alternating_dags(unsigned graph_kernels) {
-  scheduler_config cfg{.window = 32, .streams = 16, .graphs = true, .graph_after = 2, .graph_cache = 64,
-                       .graph_idle_us = 0, .graph_kernels = graph_kernels};
-  scenario s({.cells = 128}, cfg);
-  const virtual_stream vs = s.stream(stream_kind::non_blocking);
-  constexpr unsigned kernels = 200, reps = 24, variants = 4;
-  std::vector<std::vector<std::pair<std::vector<cell>, cell>>> dags(variants);
+// `variants` input-dependent DAGs of `kernels` kernels over 128 cells: each kernel reads one or
+// two cells and writes another.
+using dag = std::vector<std::pair<std::vector<cell>, cell>>;
+std::vector<dag> random_dags(unsigned variants, unsigned kernels) {
+  std::vector<dag> dags(variants);
   for (unsigned v = 0; v < variants; ++v) {
     std::uint64_t x = 0x12345 + v * 7919;
     auto next = [&] {
@@ -107,6 +102,19 @@ scheduler_stats alternating_dags(unsigned graph_kernels) {
       dags[v].push_back({r, w});
     }
   }
+  return dags;
+}
+
+// A benchmark-shaped loop: four input-dependent DAGs of 200 kernels in turn, a host sync after
+// each, 16 pool streams, a full window folding entries while segments are buffered and cut at
+// their length limit. Returns the stats; outputs must equal serial execution.
+scheduler_stats alternating_dags(unsigned graph_kernels) {
+  scheduler_config cfg{.window = 32, .streams = 16, .graphs = true, .graph_after = 2, .graph_cache = 64,
+                       .graph_idle_us = 0, .graph_kernels = graph_kernels};
+  scenario s({.cells = 128}, cfg);
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  constexpr unsigned kernels = 200, reps = 24, variants = 4;
+  const std::vector<dag> dags = random_dags(variants, kernels);
   for (unsigned i = 0; i < reps; ++i) {
     for (const auto& [r, w] : dags[i % variants]) EXPECT_EQ(s.launch(vs, s.make_kernel(short_kernel, r, {w})), 0);
     s.sync_stream(vs);
@@ -263,23 +271,7 @@ TEST(segment_replay_sim, alternating_dags_replay_every_segment_once_seen) {
   scenario s({.cells = 128}, cfg);
   const virtual_stream vs = s.stream(stream_kind::non_blocking);
   constexpr unsigned kernels = 200, reps = 24, variants = 4;
-  std::vector<std::vector<std::pair<std::vector<cell>, cell>>> dags(variants);
-  for (unsigned v = 0; v < variants; ++v) {
-    std::uint64_t x = 0x12345 + v * 7919;
-    auto next = [&] {
-      x ^= x << 13;
-      x ^= x >> 7;
-      x ^= x << 17;
-      return x;
-    };
-    for (unsigned k = 0; k < kernels; ++k) {
-      const auto w = static_cast<cell>(next() % 128);
-      std::vector<cell> r{static_cast<cell>(next() % 128)};
-      if (next() % 2) r.push_back(static_cast<cell>(next() % 128));
-      std::erase(r, w);
-      dags[v].push_back({r, w});
-    }
-  }
+  const std::vector<dag> dags = random_dags(variants, kernels);
   for (unsigned i = 0; i < reps; ++i) {
     for (const auto& [r, w] : dags[i % variants]) EXPECT_EQ(s.launch(vs, s.make_kernel(short_kernel, r, {w})), 0);
     s.sync_stream(vs);
