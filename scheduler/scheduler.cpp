@@ -328,7 +328,7 @@ void scheduler::idle_loop() {
     }
     const std::uint64_t seen = segments_->launches();
     if (idle_wakeup_.wait_for(lock, interval) == std::cv_status::timeout && !stopping_ && segments_->launches() == seen) {
-      flush_segments(nullptr);
+      flush_segments(false);
       ++state_->stats.graph_flush_idle;
     }
   }
@@ -336,18 +336,14 @@ void scheduler::idle_loop() {
 
 // Outside a launch the calling thread may be capturing, or another thread may be (capture.hpp):
 // then the held kernels run in place, with no query.
-void scheduler::flush_segments(const std::uintptr_t* key) noexcept {
+void scheduler::flush_segments(bool observation) noexcept {
   if (!segments_->holding()) {
-    if (key != nullptr) segments_->observed(*key);  // no call: the count restarts
+    if (observation) segments_->flush();  // no call is made: only the count restarts
     return;
   }
   const bool allowed = guard_ == nullptr || guard_->enter();
   try {
-    if (key != nullptr) {
-      segments_->observed(*key, !allowed);
-    } else {
-      segments_->flush(!allowed);
-    }
+    segments_->flush(!allowed);
   } catch (...) {
     state_->fail();
   }
@@ -357,7 +353,7 @@ void scheduler::flush_segments(const std::uintptr_t* key) noexcept {
 void scheduler::drain() noexcept {
   if (segments_) {
     std::lock_guard lock(mutex_);
-    flush_segments(nullptr);
+    flush_segments(false);
   }
   if (replay_) replay_->flush();
   if (queue_) queue_->drain();
@@ -367,7 +363,7 @@ scheduler::~scheduler() {
   if (segments_) {
     {
       std::lock_guard lock(mutex_);
-      flush_segments(nullptr);
+      flush_segments(false);
       stopping_ = true;
     }
     idle_wakeup_.notify_all();
@@ -404,7 +400,7 @@ backend_status scheduler::launch(const virtual_stream& stream, const access_set&
 
 void scheduler::before_barrier(const virtual_stream& stream) {
   std::lock_guard lock(mutex_);
-  if (segments_) flush_segments(&stream.key);
+  if (segments_) flush_segments(true);
   if (replay_) replay_->flush(flush_cause::barrier);
   state_->before_direct_work(stream);
 }
@@ -417,7 +413,7 @@ void scheduler::barrier(const virtual_stream& stream) {
 
 std::uint64_t scheduler::join(const virtual_stream& stream) {
   std::lock_guard lock(mutex_);
-  if (segments_) flush_segments(&stream.key);
+  if (segments_) flush_segments(true);
   if (replay_) replay_->flush(flush_cause::barrier);
   state_->join_own(state_->vstream(stream));
   return sync_point();
@@ -445,7 +441,7 @@ void scheduler::device_synchronized(std::uint64_t point) {
 
 void scheduler::forget(std::uintptr_t stream_key) {
   std::lock_guard lock(mutex_);
-  if (segments_) flush_segments(&stream_key);
+  if (segments_) flush_segments(true);
   state& st = *state_;
   auto it = st.vstreams.find(stream_key);
   if (it == st.vstreams.end()) return;
@@ -482,6 +478,7 @@ scheduler_stats scheduler::stats() const {
     s.graph_failures = g.failures;
     s.graph_kernels = g.kernels;
     s.kernels += g.kernels;
+    s.independent += g.independent;
   }
   if (replay_) {
     const graph_replay_stats g = replay_->stats();

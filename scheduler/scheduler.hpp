@@ -57,6 +57,10 @@ struct virtual_stream {
   stream_handle handle = 0;   // what join and fork events are recorded on and waited by
   stream_kind kind = stream_kind::non_blocking;
   int priority = 0;           // CUDA's stream priority (0 for the default streams): its pool streams'
+  // `handle` names the calling thread's stream (CUDA's per-thread default stream): work may be
+  // issued on it only from the thread that launched on it, never from another thread's call
+  // or the scheduler's own thread.
+  bool thread_relative = false;
 };
 
 // What a tracer learns of each dispatched kernel (see set_observer).
@@ -143,8 +147,9 @@ class scheduler {
   struct state;
   struct segment_sink;
   void idle_loop();
-  // The held segment issued (and, with `key`, that stream's count restarted), under mutex_.
-  void flush_segments(const std::uintptr_t* key) noexcept;
+  // The held segment issued, under mutex_. `observation`: an observation point of a stream,
+  // where the segment's count restarts even when nothing is held.
+  void flush_segments(bool observation) noexcept;
 
   mutable std::mutex mutex_;
   std::unique_ptr<issue_queue> queue_;  // outlives state_, whose pools it serves

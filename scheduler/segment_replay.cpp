@@ -45,6 +45,12 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
     end_segment();  // a segment holds one stream's kernels
     owner_ = s;
   }
+  if (s.thread_relative) {
+    // Its segment could end on another thread (a launch there, the idle flush), which would
+    // launch the graph on its own stream: never held.
+    end_segment();
+    return out_.dispatch(s, access, kernel, group, /*detached=*/false);
+  }
   const void* detached = gpu_.detach(kernel);
   kernel_identity id;
   if (detached == nullptr || !gpu_.describe(detached, &id)) {
@@ -61,6 +67,11 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
     h = mix(h, w);
     key_.push_back(w);
   };
+  // The stream first: CUDA runs the launches of one executable one after another, so an
+  // executable shared by two streams would serialise them (seen on the H200: cuda-samples'
+  // simpleHyperQ, 32 streams of the same kernels, at x0.10). One stream's launches are ordered
+  // anyway.
+  if (position_ == 0) word(s.key);
   for (std::uint64_t w : id.words) word(w);
   word(group);
   word(access.reads.size() << 32 | access.writes.size());
@@ -69,7 +80,7 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
   ++position_;
   prefix_ = h;
   prefixes_now_.push_back(h);
-  if (holding_ && prefixes_.count(h) != 0) {
+  if (holding_ && prefixes_.contains(h)) {
     if (held_.size() <= held_count_) held_.emplace_back();
     held_kernel& k = held_[held_count_++];
     k.kernel = detached;
@@ -91,31 +102,26 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
   return st;
 }
 
-void segment_replay::observed(std::uintptr_t key, bool safe_only) {
-  end_segment(safe_only);
-  (void)key;  // every stream's observation ends the held segment; a new one starts at the next launch
-}
-
 void segment_replay::flush(bool safe_only) { end_segment(safe_only); }
 
 void segment_replay::end_segment(bool safe_only) {
   if (position_ == 0) return;
   if (position_ >= 2) {  // a single kernel is never a graph
     if (prefixes_.size() + prefixes_now_.size() > max_prefixes) prefixes_.clear();
-    prefixes_.insert(prefixes_now_.begin(), prefixes_now_.end());
+    for (const std::uint64_t p : prefixes_now_) prefixes_.insert(p);
     if (seen_.size() >= max_seen) seen_.clear();
     ++seen_[prefix_];
   }
   if (held_count_ != 0) {
-    graph_handle exec = 0;
-    if (holding_ && held_count_ >= 2 && !safe_only) exec = executable();
-    if (exec != 0 && out_.launch_graph(owner_, exec) == 0) {
+    const cached* graph = holding_ && held_count_ >= 2 && !safe_only ? executable() : nullptr;
+    if (graph != nullptr && out_.launch_graph(owner_, graph->exec) == 0) {
       ++stats_.replays;
       stats_.kernels += held_count_;
+      stats_.independent += graph->roots;
       for (std::size_t i = 0; i < held_count_; ++i) gpu_.release_detached(held_[i].kernel);
       held_count_ = 0;
     } else {
-      if (exec != 0) ++stats_.failures;
+      if (graph != nullptr) ++stats_.failures;
       release_held(safe_only);
     }
   }
@@ -136,8 +142,8 @@ void segment_replay::release_held(bool in_place) {
 }
 
 // The held segment's executable: the cached one of its key, its arguments updated; or a new one
-// once the key was seen `after` times; 0 for the stream path.
-graph_handle segment_replay::executable() {
+// once the key was seen `after` times; nullptr for the stream path.
+const segment_replay::cached* segment_replay::executable() {
   nodes_.clear();
   for (std::size_t i = 0; i < held_count_; ++i) nodes_.push_back(held_[i].kernel);
   try {
@@ -147,20 +153,20 @@ graph_handle segment_replay::executable() {
       const graph_description d{nodes_.data(), nodes_.size(), e.data(), e.size()};
       if (gpu_.graph_update(hit->second->exec, d) == 0) {
         ++stats_.updates;
-        return hit->second->exec;
+        return &*hit->second;
       }
       gpu_.graph_destroy(hit->second->exec);  // built again below
       lru_.erase(hit->second);
       cache_.erase(hit);
     } else if (const auto it = seen_.find(prefix_); it == seen_.end() || it->second < config_.after) {
-      return 0;
+      return nullptr;
     }
     edges_of(edges_);
     const graph_description d{nodes_.data(), nodes_.size(), edges_.data(), edges_.size()};
     graph_handle exec = 0;
     if (gpu_.graph_instantiate(d, &exec) != 0 || exec == 0) {
       ++stats_.failures;
-      return 0;
+      return nullptr;
     }
     ++stats_.built;
     if (lru_.size() >= config_.cache) {
@@ -169,11 +175,14 @@ graph_handle segment_replay::executable() {
       lru_.pop_back();
       ++stats_.evictions;
     }
-    lru_.push_front({key_, edges_, exec});
+    std::vector<bool> entered(held_count_, false);
+    for (const graph_edge& e : edges_) entered[e.to] = true;
+    const auto roots = static_cast<std::uint32_t>(std::count(entered.begin(), entered.end(), false));
+    lru_.push_front({key_, edges_, exec, roots});
     cache_.emplace(key_, lru_.begin());
-    return exec;
+    return &lru_.front();
   } catch (...) {  // out of memory: the stream path needs none
-    return 0;
+    return nullptr;
   }
 }
 

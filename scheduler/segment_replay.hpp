@@ -16,7 +16,8 @@
 // copy or a kernel spinning on a flag, must find it issued), as does flush() (before device-wide
 // operations, and from the scheduler's idle thread: no launch for a whole `idle` interval).
 //
-// Recurrence. Each kernel contributes words to the segment's key: its identity (function and
+// Recurrence. A segment's key starts with its stream's (an executable serves one stream: CUDA
+// serialises the launches of one executable). Each kernel contributes words to it: its identity (function and
 // launch configuration, backend::describe), its annotation group and its footprint's ranges.
 // Equal keys give equal dependency edges, so an executable built for a key serves every later
 // segment with that key; only argument values may differ (an update sets those). A rolling hash
@@ -44,11 +45,11 @@
 #include <cstdint>
 #include <list>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "scheduler/backend.hpp"
 #include "scheduler/byte_range.hpp"
+#include "scheduler/hash_set64.hpp"
 #include "scheduler/scheduler.hpp"
 
 namespace acs {
@@ -67,6 +68,7 @@ struct segment_replay_stats {
   std::uint64_t released = 0;   // held segments sent the stream path (new key, divergence, failure)
   std::uint64_t failures = 0;   // graph builds or launches that failed
   std::uint64_t kernels = 0;    // kernels launched in graphs
+  std::uint64_t independent = 0;  // of those, with no edge into them: nothing in the graph to wait for
 };
 
 class segment_replay {
@@ -92,12 +94,12 @@ class segment_replay {
   // A launch for `s` of the stream path. Returns its status: 0 when it was held, or the stream
   // path's status when it went there (now, after what had to be issued before it).
   backend_status launch(const virtual_stream& s, const access_set& access, const void* kernel, std::uint64_t group);
-  // The application observes or works directly on stream `key`: the held segment is issued, and
-  // that stream's segments count from here. `safe_only`: the calling thread may not make
-  // capture-unsafe calls now (a capture is under way, capture.hpp): the held kernels then run in
-  // place on their stream, in order, with no graph built and no query made.
-  void observed(std::uintptr_t key, bool safe_only = false);
-  // Issues the held segment (a device-wide operation, the idle flush); `safe_only` as above.
+  // Issues the held segment, and the current segment's count starts again at the next launch:
+  // at an observation point (the application observes or works directly on a stream; whichever
+  // stream it is, the held kernels must be issued), a device-wide operation or the idle flush.
+  // `safe_only`: the calling thread may not make capture-unsafe calls now (a capture is under
+  // way, capture.hpp): the held kernels then run in place on their stream, in order, with no
+  // graph built and no query made.
   void flush(bool safe_only = false);
   bool holding() const noexcept { return held_count_ != 0; }
   // Launches seen: the idle thread flushes after an interval in which it did not move.
@@ -114,6 +116,7 @@ class segment_replay {
     std::vector<std::uint64_t> key;
     std::vector<graph_edge> edges;  // equal keys give equal edges: an update passes these
     graph_handle exec = 0;
+    std::uint32_t roots = 0;  // nodes with no edge into them
   };
   struct key_hash {
     std::size_t operator()(const std::vector<std::uint64_t>& k) const noexcept;
@@ -121,7 +124,7 @@ class segment_replay {
 
   void end_segment(bool safe_only = false);
   void release_held(bool in_place = false);
-  graph_handle executable();
+  const cached* executable();
   void edges_of(std::vector<graph_edge>& out) const;
 
   backend& gpu_;
@@ -139,7 +142,7 @@ class segment_replay {
   std::uint64_t launches_ = 0;
   // Prefix hashes of segments seen, occurrences of whole keys (64-bit hashes: a collision only
   // holds a segment, or builds it, sooner), and the executables by full key.
-  std::unordered_set<std::uint64_t> prefixes_;
+  hash_set64 prefixes_;
   std::unordered_map<std::uint64_t, unsigned> seen_;
   std::list<cached> lru_;
   std::unordered_map<std::vector<std::uint64_t>, std::list<cached>::iterator, key_hash> cache_;

@@ -17,7 +17,8 @@
 #
 # Environment: ACS_LIB=/path/libacs.so uses that library instead of building one;
 # ACS_BENCH_GRAPH_CONFIGS (grep -E, default '-short$|-k1$|-k6$|^dynnn-') the configurations also
-# run with graph replay (ACS_GRAPH=auto), whose rows go to DIR/short_kernels.csv;
+# run with graph replay (ACS_GRAPH=auto), whose rows go to DIR/short_kernels.csv, and with
+# ACS_GRAPH=auto ACS_STEP_ASIDE=0 (chained streams replayed too: mode acs_graph_chained, bench.csv);
 # ACS_BENCH_GRAPH_KERNELS (default none), e.g. "8 16": those configurations also run with
 # ACS_GRAPH_KERNELS=N, as mode acs_graph_kN in bench.csv;
 # ACS_BENCH_JOBS build parallelism (default 16); ACS_BENCH_DEADLINE seconds after which
@@ -174,6 +175,9 @@ bench() {  # name binary args...
     # Short kernels (the host's launch rate bounds them): also with graph replay (issue 16).
     if echo "$name" | grep -Eq -- "$graph_configs"; then
       run_one "$name" acs_graph LD_PRELOAD="$lib" ACS_INFER=alloc ACS_GRAPH=auto -- "$bin" "${common[@]}" --variants serial
+      # Chained streams kept with the scheduler, so that their launches are replayed too (bench.csv only).
+      run_one "$name" acs_graph_chained LD_PRELOAD="$lib" ACS_INFER=alloc ACS_GRAPH=auto ACS_STEP_ASIDE=0 \
+        -- "$bin" "${common[@]}" --variants serial
       local gk
       for gk in $graph_kernels; do  # segments cut every gk kernels (bench.csv rows only)
         run_one "$name" "acs_graph_k$gk" LD_PRELOAD="$lib" ACS_INFER=alloc ACS_GRAPH=auto ACS_GRAPH_KERNELS="$gk" \

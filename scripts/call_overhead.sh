@@ -3,7 +3,7 @@
 # ROUNDS interleaved runs, and the differences against native.
 #   shared, static  benchmarks/overhead/call_overhead.cu with shared and static cudart (a GPU)
 #   fake            benchmarks/cpu/call_overhead_fake.cpp on the fake driver of tests/preload
-#                   (and a `graph` column: ACS_GRAPH=auto, the fake offering graphs):
+#                   (and a `graph` column: ACS_GRAPH=auto ACS_STEP_ASIDE=0, the fake offering graphs):
 #                   no GPU needed; the fake's own times are not a driver's, so only acs-native
 #                   (what acs adds to each call, on the application's thread) means anything.
 #                   ACS_ISSUE=inline puts the issuing on that thread too (the fake's launches
@@ -39,7 +39,7 @@ for variant in shared static fake; do
     env "${env[@]}" LD_PRELOAD="$lib" "$bin" >>"$tmp/$variant.acs"
     # The fake driver offers graphs on request: the application thread's cost with graph replay.
     if [[ $variant == fake ]]; then
-      env "${env[@]}" FAKE_CUDA_GRAPHS=1 LD_PRELOAD="$lib" ACS_GRAPH=auto "$bin" >>"$tmp/$variant.graph"
+      env "${env[@]}" FAKE_CUDA_GRAPHS=1 LD_PRELOAD="$lib" ACS_GRAPH=auto ACS_STEP_ASIDE=0 "$bin" >>"$tmp/$variant.graph"
     fi
   done
   python3 - "$tmp" "$variant" <<'PY'

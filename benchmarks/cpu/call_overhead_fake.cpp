@@ -5,7 +5,8 @@
 // anything: what acs adds to every call (scripts/call_overhead.sh interleaves the runs and
 // prints it). The launches are a dependent chain on one stream (acs steps aside from it after 32)
 // and, on a stream of their own, launches that conflict only four apart (independent of their
-// neighbours: they go to the pool, through the scheduler).
+// neighbours: they go to the pool, through the scheduler), the same with a new grid size each
+// time (under ACS_GRAPH=auto a sequence that never recurs: what recurrence detection costs).
 //
 //   acs_call_overhead_fake [--calls N] [--reps R]
 #include <cuda.h>
@@ -55,10 +56,11 @@ int main(int argc, char** argv) {
     if (!ok(cuMemAlloc(&b, 4096), "cuMemAlloc")) return 1;
   const CUfunction function = reinterpret_cast<CUfunction>(0x4240);  // the fake's one kernel
   int next = 0;
-  const auto launch = [&](CUstream on, int pair) {
+  unsigned grid = 0;
+  const auto launch = [&](CUstream on, int pair, unsigned blocks = 1) {
     CUdeviceptr a = buffers[2 * pair], b = buffers[2 * pair + 1];
     void* params[] = {&a, &b};
-    (void)cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, on, params, nullptr);
+    (void)cuLaunchKernel(function, blocks, 1, 1, 32, 1, 1, 0, on, params, nullptr);
   };
   struct call {
     const char* name;
@@ -79,6 +81,7 @@ int main(int argc, char** argv) {
        }},
       {"cuLaunchKernel_chain", [&] { launch(stream, 0); }},
       {"cuLaunchKernel_four_apart", [&] { launch(other, next++ % 4); }},
+      {"cuLaunchKernel_never_recurs", [&] { launch(other, next++ % 4, 1 + (grid++ % 0x7ffffffeu)); }},
   };
   for (const call& c : all) {
     std::vector<double> ns;

@@ -170,6 +170,7 @@ bool resolve_stream(const driver::table& cuda, CUstream stream, default_stream z
     out.stream.kind = legacy ? stream_kind::legacy : stream_kind::blocking;
     out.mode = legacy ? &out.context->legacy_mode : this_thread_stream().mode_in(out.context);
     out.stream.priority = 0;  // both default streams have the default priority
+    out.stream.thread_relative = !legacy;
     return true;
   }
   stream_info info;

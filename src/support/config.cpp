@@ -182,8 +182,9 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.graph_idle_us = p.integer("ACS_GRAPH_IDLE_US", fallback.idle_us, 1, most.idle_us);
   c.graph_kernels = p.integer("ACS_GRAPH_KERNELS", fallback.kernels, 0, most.kernels);
   c.check = p.boolean("ACS_CHECK", false);
-  // With launch segments a chained stream is what graphs amortise: it stays with the scheduler.
-  c.step_aside = p.boolean("ACS_STEP_ASIDE", !c.graph || c.graph_pool);
+  // Also with launch segments: a chained stream kept with the scheduler slowed real programs
+  // more than its graphs gained (docs/design.md §8.1).
+  c.step_aside = p.boolean("ACS_STEP_ASIDE", true);
   c.start_aside = p.boolean("ACS_START_ASIDE", true);
   c.first_probe = p.integer("ACS_FIRST_PROBE", config::default_first_probe, 0, config::max_first_probe);
   c.probe_backlog = p.boolean("ACS_PROBE_BACKLOG", !c.graph);

@@ -185,6 +185,63 @@ TEST(segment_replay_sim, a_recurring_segment_is_built_once_then_updated_on_its_s
   EXPECT_EQ(s.sim.graph_counts().live_detached, 0u) << "every detached copy launched or released";
 }
 
+// A stream whose handle names the calling thread's stream (the per-thread default stream) is
+// never held: its segment could end on another thread, which would launch the graph on its own
+// stream. The same loop on a stream of its own becomes graphs, whose kernels with no edge into
+// them count as independent.
+TEST(segment_replay_sim, a_thread_relative_stream_is_never_held) {
+  for (const bool thread_relative : {true, false}) {
+    SCOPED_TRACE(thread_relative ? "thread-relative" : "plain");
+    scenario s({.cells = 16}, with_segments(3));
+    virtual_stream vs = s.stream(stream_kind::blocking);
+    vs.thread_relative = thread_relative;
+    const kernel& a = s.make_kernel(5000, {}, {0});
+    const kernel& b = s.make_kernel(5000, {}, {1});
+    const kernel& c = s.make_kernel(5000, {0, 1}, {2});
+    for (int r = 0; r < 4; ++r) {
+      ASSERT_EQ(s.launch(vs, a), 0);
+      ASSERT_EQ(s.launch(vs, b), 0);
+      ASSERT_EQ(s.launch(vs, c), 0);
+      s.sync_stream(vs);
+    }
+    EXPECT_TRUE(s.matches_serial());
+    EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
+    const scheduler_stats st = s.acs.stats();
+    EXPECT_EQ(st.kernels, 12u);
+    if (thread_relative) {
+      EXPECT_EQ(st.graph_replays, 0u);
+      EXPECT_EQ(st.graph_call_by_call, 0u) << "nothing was held";
+    } else {
+      EXPECT_EQ(st.graph_replays, 3u) << "held from the second run, built at its end, replayed from then on";
+      EXPECT_EQ(st.graph_kernels, 9u);
+      EXPECT_GE(st.independent, 6u) << "a and b have no edge into them in each graph";
+    }
+    EXPECT_EQ(s.sim.graph_counts().live_detached, 0u);
+  }
+}
+
+// Two streams running the same segment: each has its own executable (CUDA runs the launches of
+// one executable one after another, so a shared one would serialise the streams).
+TEST(segment_replay_sim, each_stream_has_its_own_executables) {
+  scenario s({.cells = 16}, with_segments(2));
+  const virtual_stream one = s.stream(stream_kind::non_blocking);
+  const virtual_stream two = s.stream(stream_kind::non_blocking);
+  const kernel& a = s.make_kernel(5000, {}, {0});
+  const kernel& b = s.make_kernel(5000, {0}, {1});
+  for (int r = 0; r < 4; ++r) {
+    for (const virtual_stream& vs : {one, two}) {
+      ASSERT_EQ(s.launch(vs, a), 0);
+      ASSERT_EQ(s.launch(vs, b), 0);
+      s.sync_stream(vs);
+    }
+  }
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
+  const scheduler_stats st = s.acs.stats();
+  EXPECT_EQ(st.graphs_built, 2u) << "one executable per stream";
+  EXPECT_EQ(st.graph_replays, 6u) << "each stream: seen, built, replayed twice more";
+}
+
 // A held prefix that diverges: what was held goes the stream path, in order, before the kernel
 // that diverged.
 TEST(segment_replay_sim, a_diverging_prefix_releases_what_was_held_in_order) {

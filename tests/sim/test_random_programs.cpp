@@ -193,41 +193,51 @@ TEST(random_programs, deferred_error_context_failures_reach_the_program_and_are_
   EXPECT_GT(queued_failures, 0u) << "no launch queued for acs's threads failed: the mode was not exercised";
 }
 
-// The same programs with graph replay on (graph_replay.hpp): segments of pool work built as
-// graphs at their first (even seeds) or second occurrence, in a cache of one to three
-// executables (evictions), updated in place when a shape recurs with other kernels; the idle
-// flush on for odd seeds. With one issuing thread for every fourth program. Spinners run plain
-// there, as in the issuing-thread test.
-TEST(random_programs, graph_replay_matches_serial_execution) {
-  const std::uint64_t count = program_count(default_programs) / 5;
+// The generated programs run through acs with graph replay, each configured by `configure`
+// after the settings both graph designs share: built at the first (even seeds) or second
+// occurrence, in a cache of one to three executables (evictions), the idle flush on for odd
+// seeds, one issuing thread for every fourth program (spinners run plain there, as in the
+// issuing-thread test). Each is compared with serial execution; `what` names the design.
+template <class Configure>
+tally check_graph_programs(std::uint64_t count, const char* what, scheduler_stats& graphs, Configure configure) {
   tally t;
-  scheduler_stats graphs;
   for (std::uint64_t seed = 0; seed < count; ++seed) {
     program p = generate_program(seed);
     p.config.graphs = true;
     p.config.graph_after = 1 + static_cast<unsigned>(seed % 2);
     p.config.graph_cache = 1 + static_cast<unsigned>(seed % 3);
     p.config.graph_idle_us = seed % 2 == 1 ? 50 : 0;
-    p.config.graph_kernels = seed % 5 == 2 ? 2 + static_cast<unsigned>(seed % 7) : 0;  // cuts by kernel count
     if (seed % 4 == 3) {
       p.config.issue_threads = 1;
       for (kernel& k : p.kernels) k.waits_for = 0;
     }
+    configure(seed, p);
     const program_outcome out = run_program(p, execution::through_acs);
     t.add(p, out);
     graphs.graph_replays += out.stats.graph_replays;
     graphs.graph_updates += out.stats.graph_updates;
     graphs.graph_evictions += out.stats.graph_evictions;
     graphs.graphs_built += out.stats.graphs_built;
+    graphs.graph_call_by_call += out.stats.graph_call_by_call;
     const std::string differences = compare(run_serial(p), out);
     if (differences.empty()) continue;
     if (++t.failed <= 3)
-      ADD_FAILURE() << "program seed " << seed << " with graph replay (after " << p.config.graph_after << ", cache "
-                    << p.config.graph_cache << ", idle " << p.config.graph_idle_us << " us, kernels "
-                    << p.config.graph_kernels << ", "
-                    << p.config.issue_threads << " issuing threads) failed:\n"
+      ADD_FAILURE() << "program seed " << seed << " with " << what << " (after " << p.config.graph_after
+                    << ", cache " << p.config.graph_cache << ", idle " << p.config.graph_idle_us << " us, kernels "
+                    << p.config.graph_kernels << ", " << p.config.issue_threads << " issuing threads) failed:\n"
                     << differences;
   }
+  return t;
+}
+
+// The pool design (ACS_GRAPH=pool, graph_replay.hpp): segments of pool work, updated in place
+// when a shape recurs with other kernels; cut by kernel count for some seeds.
+TEST(random_programs, graph_replay_matches_serial_execution) {
+  const std::uint64_t count = program_count(default_programs) / 5;
+  scheduler_stats graphs;
+  const tally t = check_graph_programs(count, "graph replay", graphs, [](std::uint64_t seed, program& p) {
+    p.config.graph_kernels = seed % 5 == 2 ? 2 + static_cast<unsigned>(seed % 7) : 0;
+  });
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("[ random   ] %llu programs with graph replay, %llu kernels: %llu graphs built, %llu graph launches "
               "(%llu updated in place), %llu evictions; %llu failed\n",
@@ -239,48 +249,22 @@ TEST(random_programs, graph_replay_matches_serial_execution) {
   EXPECT_GT(graphs.graph_evictions, 0u);
 }
 
-// The same programs with graph replay of launch segments (ACS_GRAPH=auto, segment_replay.hpp),
-// each program's steps run three times over (a device sync between), so that its segments recur: built at their second
-// occurrence (the first whose prefix is known), in a cache of one to three executables
-// (evictions), segments of 2 to 9 kernels or the default 64, the idle flush on for odd seeds,
-// one issuing thread for every fourth program (spinners plain there, as above).
+// Launch segments (ACS_GRAPH=auto, segment_replay.hpp): each program's steps run three times
+// over, a device sync between, so that its segments recur (a segment is held once its prefix
+// is known: from its second occurrence); segments of 2 to 9 kernels or the default 64.
 TEST(random_programs, launch_segment_replay_matches_serial_execution) {
   const std::uint64_t count = program_count(default_programs) / 5;
-  tally t;
   scheduler_stats graphs;
-  for (std::uint64_t seed = 0; seed < count; ++seed) {
-    program p = generate_program(seed);
+  const tally t = check_graph_programs(count, "launch segments", graphs, [](std::uint64_t seed, program& p) {
     // A device sync between the runs: the generator orders work within one run only.
     const std::vector<program_step> once = p.steps;
     for (int r = 0; r < 2; ++r) {
       p.steps.push_back({.what = program_step::kind::sync_device});
       p.steps.insert(p.steps.end(), once.begin(), once.end());
     }
-    p.config.graphs = true;
     p.config.graph_segments = true;
-    p.config.graph_after = 1 + static_cast<unsigned>(seed % 2);
-    p.config.graph_cache = 1 + static_cast<unsigned>(seed % 3);
-    p.config.graph_idle_us = seed % 2 == 1 ? 50 : 0;
     p.config.graph_kernels = seed % 3 == 0 ? 0 : 2 + static_cast<unsigned>(seed % 8);
-    if (seed % 4 == 3) {
-      p.config.issue_threads = 1;
-      for (kernel& k : p.kernels) k.waits_for = 0;
-    }
-    const program_outcome out = run_program(p, execution::through_acs);
-    t.add(p, out);
-    graphs.graph_replays += out.stats.graph_replays;
-    graphs.graph_updates += out.stats.graph_updates;
-    graphs.graph_evictions += out.stats.graph_evictions;
-    graphs.graphs_built += out.stats.graphs_built;
-    graphs.graph_call_by_call += out.stats.graph_call_by_call;
-    const std::string differences = compare(run_serial(p), out);
-    if (differences.empty()) continue;
-    if (++t.failed <= 3)
-      ADD_FAILURE() << "program seed " << seed << " with launch segments (after " << p.config.graph_after
-                    << ", cache " << p.config.graph_cache << ", idle " << p.config.graph_idle_us << " us, kernels "
-                    << p.config.graph_kernels << ", " << p.config.issue_threads << " issuing threads) failed:\n"
-                    << differences;
-  }
+  });
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("[ random   ] %llu programs with launch segments, %llu kernels: %llu graphs built, %llu graph "
               "launches (%llu updated in place), %llu evictions, %llu held segments released; %llu failed\n",

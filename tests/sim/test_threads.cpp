@@ -152,99 +152,71 @@ virtual_stream app_stream(sim_device& sim, stream_kind kind) {
   return {h + 1, h, kind};
 }
 
-TEST(rule8_threads, threads_on_their_own_streams) {
-  threaded_run run;
+// Each thread on a stream of its own, of differing kinds; `graphs` as threads_config.
+scheduler_stats run_on_own_streams(int graphs) {
+  threaded_run run(graphs);
   const stream_kind kinds[thread_count] = {stream_kind::legacy, stream_kind::blocking,
                                            stream_kind::non_blocking, stream_kind::blocking};
   for (unsigned i = 0; i < thread_count; ++i)
     run.threads.emplace_back(run.sim, run.acs, app_stream(run.sim, kinds[i]), i, true);
   run.go();
   run.check();
-  EXPECT_GT(run.acs.stats().folds, 0u) << "the window never overflowed: the test missed the fold path";
+  return run.acs.stats();
+}
+
+// All threads on one stream of `kind`, each on its own data; with `sync`, each thread also
+// syncs and queries that stream: one thread's sync must not make acs forget what another
+// launched meanwhile.
+scheduler_stats run_sharing_one_stream(int graphs, stream_kind kind, bool sync) {
+  SCOPED_TRACE(name(kind));
+  threaded_run run(graphs);
+  const virtual_stream shared = app_stream(run.sim, kind);
+  for (unsigned i = 0; i < thread_count; ++i) run.threads.emplace_back(run.sim, run.acs, shared, i, sync);
+  run.go();
+  run.check();
+  return run.acs.stats();
+}
+
+constexpr stream_kind all_kinds[] = {stream_kind::legacy, stream_kind::blocking, stream_kind::non_blocking};
+
+TEST(rule8_threads, threads_on_their_own_streams) {
+  EXPECT_GT(run_on_own_streams(0).folds, 0u) << "the window never overflowed: the test missed the fold path";
 }
 
 class rule8_shared : public ::testing::TestWithParam<stream_kind> {};
 
-// All threads launch on one stream, each on its own data.
-TEST_P(rule8_shared, threads_share_one_stream) {
-  threaded_run run;
-  const virtual_stream shared = app_stream(run.sim, GetParam());
-  for (unsigned i = 0; i < thread_count; ++i) run.threads.emplace_back(run.sim, run.acs, shared, i, false);
-  run.go();
-  run.check();
-}
+TEST_P(rule8_shared, threads_share_one_stream) { run_sharing_one_stream(0, GetParam(), false); }
+TEST_P(rule8_shared, threads_share_one_stream_and_sync_it) { run_sharing_one_stream(0, GetParam(), true); }
 
-// The same, and each thread also syncs and queries the shared stream: one
-// thread's sync must not make acs forget what another launched meanwhile.
-TEST_P(rule8_shared, threads_share_one_stream_and_sync_it) {
-  threaded_run run;
-  const virtual_stream shared = app_stream(run.sim, GetParam());
-  for (unsigned i = 0; i < thread_count; ++i) run.threads.emplace_back(run.sim, run.acs, shared, i, true);
-  run.go();
-  run.check();
-}
-
-INSTANTIATE_TEST_SUITE_P(all_kinds, rule8_shared,
-                         ::testing::Values(stream_kind::legacy, stream_kind::blocking,
-                                           stream_kind::non_blocking),
+INSTANTIATE_TEST_SUITE_P(all_kinds, rule8_shared, ::testing::ValuesIn(all_kinds),
                          [](const ::testing::TestParamInfo<stream_kind>& param) {
                            return name(param.param);
                          });
 
-// All threads launch on one stream, on the same data: the stream's order is
-// the order in which launches reached the device, and the final state must be
-// that order's serial execution.
+// Graph replay of pool calls (ACS_GRAPH=pool), the same threads.
 TEST(rule8_threads, graph_replay_threads_on_their_own_streams) {
-  threaded_run run(1);
-  const stream_kind kinds[thread_count] = {stream_kind::legacy, stream_kind::blocking,
-                                           stream_kind::non_blocking, stream_kind::blocking};
-  for (unsigned i = 0; i < thread_count; ++i)
-    run.threads.emplace_back(run.sim, run.acs, app_stream(run.sim, kinds[i]), i, true);
-  run.go();
-  run.check();
-  EXPECT_GT(run.acs.stats().graph_replays, 0u) << "no segment became a graph: the mode was not exercised";
+  EXPECT_GT(run_on_own_streams(1).graph_replays, 0u) << "no segment became a graph: the mode was not exercised";
 }
 
 TEST(rule8_threads, graph_replay_threads_share_one_stream_and_sync_it) {
-  for (const stream_kind kind : {stream_kind::legacy, stream_kind::blocking, stream_kind::non_blocking}) {
-    SCOPED_TRACE(name(kind));
-    threaded_run run(1);
-    const virtual_stream shared = app_stream(run.sim, kind);
-    for (unsigned i = 0; i < thread_count; ++i) run.threads.emplace_back(run.sim, run.acs, shared, i, true);
-    run.go();
-    run.check();
-    EXPECT_GT(run.acs.stats().graph_replays, 0u);
-  }
+  for (const stream_kind kind : all_kinds) EXPECT_GT(run_sharing_one_stream(1, kind, true).graph_replays, 0u);
 }
 
+// Launch segments (ACS_GRAPH=auto): each thread's launches end the others' segments, the idle
+// flush runs beside them.
+TEST(rule8_threads, segment_replay_threads_on_their_own_streams) { run_on_own_streams(2); }
+
+TEST(rule8_threads, segment_replay_threads_share_one_stream_and_sync_it) {
+  for (const stream_kind kind : all_kinds) run_sharing_one_stream(2, kind, true);
+}
+
+// All threads launch on one stream, on the same data: the stream's order is the order in which
+// launches reached the device, and the final state must be that order's serial execution.
 void share_one_stream_and_its_data(int graphs);
 
 TEST(rule8_threads, threads_share_one_stream_and_its_data) { share_one_stream_and_its_data(0); }
 TEST(rule8_threads, graph_replay_threads_share_one_stream_and_its_data) { share_one_stream_and_its_data(1); }
 TEST(rule8_threads, segment_replay_threads_share_one_stream_and_its_data) { share_one_stream_and_its_data(2); }
-
-// Launch segments (ACS_GRAPH=auto) with threads on their own streams and on one stream: each
-// thread's launches end the others' segments, the idle flush runs beside them.
-TEST(rule8_threads, segment_replay_threads_on_their_own_streams) {
-  threaded_run run(2);
-  const stream_kind kinds[thread_count] = {stream_kind::legacy, stream_kind::blocking,
-                                           stream_kind::non_blocking, stream_kind::blocking};
-  for (unsigned i = 0; i < thread_count; ++i)
-    run.threads.emplace_back(run.sim, run.acs, app_stream(run.sim, kinds[i]), i, true);
-  run.go();
-  run.check();
-}
-
-TEST(rule8_threads, segment_replay_threads_share_one_stream_and_sync_it) {
-  for (const stream_kind kind : {stream_kind::legacy, stream_kind::blocking, stream_kind::non_blocking}) {
-    SCOPED_TRACE(name(kind));
-    threaded_run run(2);
-    const virtual_stream shared = app_stream(run.sim, kind);
-    for (unsigned i = 0; i < thread_count; ++i) run.threads.emplace_back(run.sim, run.acs, shared, i, true);
-    run.go();
-    run.check();
-  }
-}
 
 void share_one_stream_and_its_data(int graphs) {
   sim_device sim{device_config{.cells = 16, .concurrency = 8}};
