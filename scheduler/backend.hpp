@@ -73,6 +73,10 @@ class backend {
   // only passes calls through. `describe`: the identity of a detached kernel that a graph node
   // can carry exactly; false when it cannot (launch attributes, `extra`, ...).
   virtual bool describe(const void* /*detached*/, kernel_identity* /*out*/) { return false; }
+  // The identity that describe would give the launch's detached copy, read from the launch
+  // itself (no copy is made: launch segments identify every launch and detach only those they
+  // hold); false when no graph node could carry it. It promises nothing of detach.
+  virtual bool identify(const void* /*kernel*/, kernel_identity* /*out*/) { return false; }
   // An executable of `graph`'s nodes and edges; the kernels stay the caller's.
   virtual backend_status graph_instantiate(const graph_description& /*graph*/, graph_handle* /*out*/) {
     return status_not_supported;

@@ -84,6 +84,7 @@ class issue_queue final : public backend {
   const void* detach(const void* kernel) override { return inner_.detach(kernel); }
   backend_status launch_detached(const void* kernel, stream_handle stream) override;
   bool describe(const void* kernel, kernel_identity* out) override { return inner_.describe(kernel, out); }
+  bool identify(const void* kernel, kernel_identity* out) override { return inner_.identify(kernel, out); }
   backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
   backend_status graph_update(graph_handle exec, const graph_description& graph) override;
   backend_status graph_launch(graph_handle exec, stream_handle stream) override;

@@ -15,9 +15,12 @@ constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t w) noexcept {
 }
 
 // Bounds on what recurrence detection remembers: past them it starts again (forgetting costs
-// only later replays, never correctness).
-constexpr std::size_t max_prefixes = 1u << 18;
+// only later replays, never correctness). Prefixes: as many as the cached executables' segments
+// have kernels, twice over (keys seen but not yet built), so that the table stays small enough
+// for the processor's cache: with a 4 MB table, inserting a never-recurring sequence's prefixes
+// missed it on every launch.
 constexpr std::size_t max_seen = 1u << 16;
+constexpr std::size_t min_prefixes = 4096;
 
 }  // namespace
 
@@ -32,6 +35,7 @@ segment_replay::segment_replay(backend& gpu, sink& out, segment_replay_config co
   config_.after = std::max(config_.after, 1u);
   config_.cache = std::max(config_.cache, 1u);
   config_.kernels = std::max(config_.kernels, 2u);
+  max_prefixes_ = std::max(min_prefixes, std::size_t{2} * config_.cache * config_.kernels);
 }
 
 segment_replay::~segment_replay() {
@@ -51,16 +55,14 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
     end_segment();
     return out_.dispatch(s, access, kernel, group, /*detached=*/false);
   }
-  const void* detached = gpu_.detach(kernel);
   kernel_identity id;
-  if (detached == nullptr || !gpu_.describe(detached, &id)) {
-    // Its status is not known in advance, or no graph node can carry it: the segment ends
-    // before it, and it goes the stream path now.
+  if (!gpu_.identify(kernel, &id)) {
+    // No graph node can carry it: the segment ends before it, and it goes the stream path now.
     end_segment();
-    if (detached == nullptr) return out_.dispatch(s, access, kernel, group, /*detached=*/false);
-    return out_.dispatch(s, access, detached, group, /*detached=*/true);
+    return out_.dispatch(s, access, kernel, group, /*detached=*/false);
   }
   // The kernel's words of the key: identity, group, footprint.
+  const std::uint64_t before = prefix_;
   std::uint64_t h = prefix_;
   const std::size_t key_start = key_.size();
   auto word = [&](std::uint64_t w) {
@@ -77,27 +79,38 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
   word(access.reads.size() << 32 | access.writes.size());
   for (const byte_range& r : access.reads) word(r.first), word(r.last);
   for (const byte_range& r : access.writes) word(r.first), word(r.last);
+  if (holding_ && prefixes_.contains(h)) {
+    // Held: only now copied. A launch whose status is not known in advance (backend::detach)
+    // is never held: the segment ends before it, which takes no words of it.
+    if (const void* detached = gpu_.detach(kernel)) {
+      ++position_;
+      prefix_ = h;
+      prefixes_now_.push_back(h);
+      if (held_.size() <= held_count_) held_.emplace_back();
+      held_kernel& k = held_[held_count_++];
+      k.kernel = detached;
+      k.access.reads.assign(access.reads.begin(), access.reads.end());
+      k.access.writes.assign(access.writes.begin(), access.writes.end());
+      k.group = group;
+      if (position_ >= config_.kernels) end_segment();
+      return 0;
+    }
+    key_.resize(key_start);
+    prefix_ = before;
+    end_segment();
+    return out_.dispatch(s, access, kernel, group, /*detached=*/false);
+  }
   ++position_;
   prefix_ = h;
   prefixes_now_.push_back(h);
-  if (holding_ && prefixes_.contains(h)) {
-    if (held_.size() <= held_count_) held_.emplace_back();
-    held_kernel& k = held_[held_count_++];
-    k.kernel = detached;
-    k.access.reads.assign(access.reads.begin(), access.reads.end());
-    k.access.writes.assign(access.writes.begin(), access.writes.end());
-    k.group = group;
-    if (position_ >= config_.kernels) end_segment();
-    return 0;
-  }
   // A prefix never seen: what was held goes first, then this kernel and the rest of the segment
-  // go the stream path (the key is only hashed from here on).
+  // go the stream path, as without graphs (the key is only hashed from here on).
   if (holding_) {
     release_held();
     holding_ = false;
   }
   key_.resize(key_start);
-  const backend_status st = out_.dispatch(s, access, detached, group, /*detached=*/true);
+  const backend_status st = out_.dispatch(s, access, kernel, group, /*detached=*/false);
   if (position_ >= config_.kernels) end_segment();
   return st;
 }
@@ -107,7 +120,7 @@ void segment_replay::flush(bool safe_only) { end_segment(safe_only); }
 void segment_replay::end_segment(bool safe_only) {
   if (position_ == 0) return;
   if (position_ >= 2) {  // a single kernel is never a graph
-    if (prefixes_.size() + prefixes_now_.size() > max_prefixes) prefixes_.clear();
+    if (prefixes_.size() + prefixes_now_.size() > max_prefixes_) prefixes_.clear();
     for (const std::uint64_t p : prefixes_now_) prefixes_.insert(p);
     if (seen_.size() >= max_seen) seen_.clear();
     ++seen_[prefix_];

@@ -143,6 +143,7 @@ class segment_replay {
   // Prefix hashes of segments seen, occurrences of whole keys (64-bit hashes: a collision only
   // holds a segment, or builds it, sooner), and the executables by full key.
   hash_set64 prefixes_;
+  std::size_t max_prefixes_ = 0;
   std::unordered_map<std::uint64_t, unsigned> seen_;
   std::list<cached> lru_;
   std::unordered_map<std::vector<std::uint64_t>, std::list<cached>::iterator, key_hash> cache_;

@@ -79,6 +79,7 @@ class cuda_backend final : public backend {
   // grid, block and shared memory size; an update sets the arguments of the nodes whose values
   // changed.
   bool describe(const void* kernel, kernel_identity* out) override;
+  bool identify(const void* kernel, kernel_identity* out) override;  // of a pending_launch
   backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
   backend_status graph_update(graph_handle exec, const graph_description& graph) override;
   backend_status graph_launch(graph_handle exec, stream_handle stream) override;
@@ -96,6 +97,7 @@ class cuda_backend final : public backend {
     std::size_t operator()(const launch_kind& k) const noexcept;
   };
 
+  bool graphs_available() const noexcept;
   // Whether the calling thread's current context is this backend's.
   bool in_own_context() const noexcept;
   static launch_kind kind_of(const launch_request& r) noexcept;

@@ -56,16 +56,38 @@ CUDA_KERNEL_NODE_PARAMS_v2 node_params(const detached_launch& d, CUfunction func
 
 }  // namespace
 
+bool cuda_backend::graphs_available() const noexcept {
+  return cuda_.cuGraphCreate_ != nullptr && cuda_.cuGraphAddKernelNode_ != nullptr &&
+         cuda_.cuGraphInstantiateWithFlags_ != nullptr && cuda_.cuGraphExecKernelNodeSetParams_ != nullptr &&
+         cuda_.cuGraphLaunch_ != nullptr && cuda_.cuGraphExecDestroy_ != nullptr && cuda_.cuGraphDestroy_ != nullptr;
+}
+
+namespace {
+
+kernel_identity identity_of(CUfunction function, const launch_shape& s) noexcept {
+  kernel_identity id;
+  id.words[0] = reinterpret_cast<std::uintptr_t>(function);
+  id.words[1] = std::uint64_t{s.grid[0]} | std::uint64_t{s.grid[1]} << 32;
+  id.words[2] = std::uint64_t{s.grid[2]} | std::uint64_t{s.block[0]} << 32;
+  id.words[3] = std::uint64_t{s.block[1]} | std::uint64_t{s.block[2]} << 16 | std::uint64_t{s.shared_bytes} << 32;
+  return id;
+}
+
+}  // namespace
+
 bool cuda_backend::describe(const void* kernel, kernel_identity* out) {
-  if (kernel == nullptr || cuda_.cuGraphCreate_ == nullptr || cuda_.cuGraphAddKernelNode_ == nullptr ||
-      cuda_.cuGraphInstantiateWithFlags_ == nullptr || cuda_.cuGraphExecKernelNodeSetParams_ == nullptr ||
-      cuda_.cuGraphLaunch_ == nullptr || cuda_.cuGraphExecDestroy_ == nullptr || cuda_.cuGraphDestroy_ == nullptr)
+  if (kernel == nullptr || !graphs_available()) return false;
+  *out = identity_of(launch_of(kernel).function, launch_of(kernel).shape);
+  return true;
+}
+
+// What detach would copy, and describe then say: a plain launch (no attributes, no `extra`) of a
+// known function. Whether detach accepts it is decided when it is held.
+bool cuda_backend::identify(const void* kernel, kernel_identity* out) {
+  const launch_request* r = kernel != nullptr ? static_cast<const pending_launch*>(kernel)->request : nullptr;
+  if (r == nullptr || r->function == nullptr || r->shape.attributes || r->extra != nullptr || !graphs_available())
     return false;
-  const launch_shape& s = launch_of(kernel).shape;
-  out->words[0] = reinterpret_cast<std::uintptr_t>(launch_of(kernel).function);
-  out->words[1] = std::uint64_t{s.grid[0]} | std::uint64_t{s.grid[1]} << 32;
-  out->words[2] = std::uint64_t{s.grid[2]} | std::uint64_t{s.block[0]} << 32;
-  out->words[3] = std::uint64_t{s.block[1]} | std::uint64_t{s.block[2]} << 16 | std::uint64_t{s.shared_bytes} << 32;
+  *out = identity_of(r->function, r->shape);
   return true;
 }
 

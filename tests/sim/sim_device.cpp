@@ -208,6 +208,7 @@ const void* sim_device::detach_on(const void* kernel_ptr, unsigned device) {
   // Would fail: issued at once.
   if (!valid_cells(k.reads) || !valid_cells(k.writes) || !accessible(k, legacy_stream_of(device))) return nullptr;
   ++graph_counts_.live_detached;
+  ++graph_counts_.detached;
   return new kernel(k);
 }
 

@@ -133,8 +133,10 @@ class sim_device final : public backend {
   backend_status launch_detached(const void* kernel, stream_handle stream) override;
   void destroy_stream(stream_handle stream) noexcept override;
   void destroy_event(event_handle event) noexcept override;
-  // Graphs of detached kernels (sim_graph.hpp; defined in sim_graph.cpp).
+  // Graphs of detached kernels (sim_graph.hpp; defined in sim_graph.cpp). A launch and its
+  // detached copy are both simulated kernels: identify is describe.
   bool describe(const void* kernel, kernel_identity* out) override;
+  bool identify(const void* kernel, kernel_identity* out) override { return describe(kernel, out); }
   backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
   backend_status graph_update(graph_handle exec, const graph_description& graph) override;
   backend_status graph_launch(graph_handle exec, stream_handle stream) override;
@@ -370,6 +372,7 @@ class sim_device::device_backend final : public backend {
   void destroy_event(event_handle event) noexcept override;
   // Graphs (sim_graph.cpp): launched only on this device's streams.
   bool describe(const void* kernel, kernel_identity* out) override;
+  bool identify(const void* kernel, kernel_identity* out) override { return describe(kernel, out); }
   backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
   backend_status graph_update(graph_handle exec, const graph_description& graph) override;
   backend_status graph_launch(graph_handle exec, stream_handle stream) override;

@@ -30,6 +30,7 @@ struct sim_graph_exec {
 struct sim_graph_counts {
   std::uint64_t instantiated = 0, updated = 0, launched = 0, destroyed = 0;
   std::uint64_t live_detached = 0;  // copies made by detach not yet launched or released
+  std::uint64_t detached = 0;       // copies made by detach in all
 };
 
 }  // namespace acs::sim

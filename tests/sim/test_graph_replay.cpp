@@ -220,6 +220,32 @@ TEST(segment_replay_sim, a_thread_relative_stream_is_never_held) {
   }
 }
 
+// A launch is copied (backend::detach) only when it is held: a sequence seen once, and the first
+// run of a loop, go the stream path as without graphs, with no copy; the held runs copy each
+// kernel once.
+TEST(segment_replay_sim, only_held_launches_are_copied) {
+  scenario s({.cells = 16}, with_segments(4));
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  const kernel& a = s.make_kernel(5000, {}, {0});
+  const kernel& b = s.make_kernel(5000, {0}, {1});
+  const kernel& c = s.make_kernel(5000, {1}, {2});
+  ASSERT_EQ(s.launch(vs, a), 0);
+  ASSERT_EQ(s.launch(vs, b), 0);
+  ASSERT_EQ(s.launch(vs, c), 0);
+  s.sync_stream(vs);
+  EXPECT_EQ(s.sim.graph_counts().detached, 0u) << "a sequence never seen before is not copied";
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(s.launch(vs, a), 0);
+    ASSERT_EQ(s.launch(vs, b), 0);
+    ASSERT_EQ(s.launch(vs, c), 0);
+    s.sync_stream(vs);
+  }
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_EQ(s.sim.graph_counts().detached, 6u) << "the two held runs, three kernels each";
+  EXPECT_EQ(s.acs.stats().graph_replays, 2u);
+  EXPECT_EQ(s.sim.graph_counts().live_detached, 0u);
+}
+
 // Two streams running the same segment: each has its own executable (CUDA runs the launches of
 // one executable one after another, so a shared one would serialise the streams).
 TEST(segment_replay_sim, each_stream_has_its_own_executables) {
