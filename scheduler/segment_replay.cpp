@@ -49,25 +49,21 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
     end_segment();  // a segment holds one stream's kernels
     owner_ = s;
   }
-  if (s.thread_relative) {
-    // Its segment could end on another thread (a launch there, the idle flush), which would
-    // launch the graph on its own stream: never held.
-    end_segment();
-    return out_.dispatch(s, access, kernel, group, /*detached=*/false);
-  }
+  // Never held, and the segment ends before it: a launch of a thread-relative stream (its
+  // segment could end on another thread, the idle flush's for one, which would launch the graph on
+  // its own stream), and one that no graph node can carry.
   kernel_identity id;
-  if (!gpu_.identify(kernel, &id)) {
-    // No graph node can carry it: the segment ends before it, and it goes the stream path now.
+  if (s.thread_relative || !gpu_.identify(kernel, &id)) {
     end_segment();
     return out_.dispatch(s, access, kernel, group, /*detached=*/false);
   }
-  // The kernel's words of the key: identity, group, footprint.
-  const std::uint64_t before = prefix_;
+  // The kernel's words of the key (identity, group, footprint), kept only while the segment is
+  // held; the hash always, for the segment's prefixes.
   std::uint64_t h = prefix_;
   const std::size_t key_start = key_.size();
   auto word = [&](std::uint64_t w) {
     h = mix(h, w);
-    key_.push_back(w);
+    if (holding_) key_.push_back(w);
   };
   // The stream first: CUDA runs the launches of one executable one after another, so an
   // executable shared by two streams would serialise them (seen on the H200: cuda-samples'
@@ -96,7 +92,6 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
       return 0;
     }
     key_.resize(key_start);
-    prefix_ = before;
     end_segment();
     return out_.dispatch(s, access, kernel, group, /*detached=*/false);
   }
@@ -108,8 +103,8 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
   if (holding_) {
     release_held();
     holding_ = false;
+    key_.clear();
   }
-  key_.resize(key_start);
   const backend_status st = out_.dispatch(s, access, kernel, group, /*detached=*/false);
   if (position_ >= config_.kernels) end_segment();
   return st;
