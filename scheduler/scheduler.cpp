@@ -283,8 +283,8 @@ struct scheduler::segment_sink final : segment_replay::sink {
     st.issuing_detached = false;
     return status;
   }
-  backend_status run_in_place(const virtual_stream& s, const void* kernel) override {
-    st.issuing_detached = true;
+  backend_status run_in_place(const virtual_stream& s, const void* kernel, bool detached) override {
+    st.issuing_detached = detached;
     const backend_status status = st.launch_in_place(s, kernel);
     st.issuing_detached = false;
     return status;
@@ -394,6 +394,18 @@ backend_status scheduler::launch(const virtual_stream& stream, const access_set&
   }
   const bool was_holding = segments_->holding();
   const backend_status status = segments_->launch(stream, access, kernel, group);
+  if (!was_holding && segments_->holding() && idle_thread_.joinable()) idle_wakeup_.notify_one();
+  return status;
+}
+
+backend_status scheduler::launch_in_order(const virtual_stream& stream, const void* kernel) {
+  std::lock_guard lock(mutex_);
+  if (!segments_ || state_->broken) {
+    if (segments_) segments_->flush();  // within the launch's own unsafe section
+    return state_->launch_in_place(stream, kernel);
+  }
+  const bool was_holding = segments_->holding();
+  const backend_status status = segments_->launch_in_order(stream, kernel);
   if (!was_holding && segments_->holding() && idle_thread_.joinable()) idle_wakeup_.notify_one();
   return status;
 }

@@ -108,6 +108,12 @@ class scheduler {
   backend_status launch(const virtual_stream& stream, const access_set& access, const void* kernel,
                         std::uint64_t group = 0);
 
+  // A launch of a stream acs stepped aside from (src/runtime/stream_mode.hpp): issued on the
+  // stream itself, in order, as work issued directly on it (rule 2); with launch segments, held
+  // and replayed as a chain graph where its segment recurs (segment_replay.hpp). Returns the
+  // launch's status, as `launch` does.
+  backend_status launch_in_order(const virtual_stream& stream, const void* kernel);
+
   // Any operation issued directly on `stream` (rule 2) is bracketed by these.
   // Before it, the stream joins its pool work (and what legacy coupling asks);
   // after it, the next redirected kernel forks after the operation.

@@ -44,10 +44,26 @@ segment_replay::~segment_replay() {
 
 backend_status segment_replay::launch(const virtual_stream& s, const access_set& access, const void* kernel,
                                       std::uint64_t group) {
+  return take(s, access, kernel, group, /*in_order=*/false);
+}
+
+backend_status segment_replay::launch_in_order(const virtual_stream& s, const void* kernel) {
+  static const access_set everything = access_set::everything();
+  return take(s, everything, kernel, 0, /*in_order=*/true);
+}
+
+backend_status segment_replay::pass(const virtual_stream& s, const access_set& access, const void* kernel,
+                                    std::uint64_t group, bool detached) {
+  return owner_in_order_ ? out_.run_in_place(s, kernel, detached) : out_.dispatch(s, access, kernel, group, detached);
+}
+
+backend_status segment_replay::take(const virtual_stream& s, const access_set& access, const void* kernel,
+                                    std::uint64_t group, bool in_order) {
   ++launches_;
-  if (s.key != owner_.key) {
-    end_segment();  // a segment holds one stream's kernels
+  if (s.key != owner_.key || in_order != owner_in_order_) {
+    end_segment();  // a segment holds one stream's kernels, all of one order
     owner_ = s;
+    owner_in_order_ = in_order;
   }
   // Never held, and the segment ends before it: a launch of a thread-relative stream (its
   // segment could end on another thread, the idle flush's for one, which would launch the graph on
@@ -55,7 +71,7 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
   kernel_identity id;
   if (s.thread_relative || !gpu_.identify(kernel, &id)) {
     end_segment();
-    return out_.dispatch(s, access, kernel, group, /*detached=*/false);
+    return pass(s, access, kernel, group, /*detached=*/false);
   }
   // The kernel's words of the key (identity, group, footprint), kept only while the segment is
   // held; the hash always, for the segment's prefixes.
@@ -69,7 +85,7 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
   // executable shared by two streams would serialise them (seen on the H200: cuda-samples'
   // simpleHyperQ, 32 streams of the same kernels, at x0.10). One stream's launches are ordered
   // anyway.
-  if (position_ == 0) word(s.key);
+  if (position_ == 0) word(s.key), word(in_order);
   for (std::uint64_t w : id.words) word(w);
   word(group);
   word(access.reads.size() << 32 | access.writes.size());
@@ -93,7 +109,7 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
     }
     key_.resize(key_start);
     end_segment();
-    return out_.dispatch(s, access, kernel, group, /*detached=*/false);
+    return pass(s, access, kernel, group, /*detached=*/false);
   }
   ++position_;
   prefix_ = h;
@@ -105,7 +121,7 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
     holding_ = false;
     key_.clear();
   }
-  const backend_status st = out_.dispatch(s, access, kernel, group, /*detached=*/false);
+  const backend_status st = pass(s, access, kernel, group, /*detached=*/false);
   if (position_ >= config_.kernels) end_segment();
   return st;
 }
@@ -144,8 +160,8 @@ void segment_replay::release_held(bool in_place) {
   if (held_count_ == 0) return;
   ++stats_.released;
   for (std::size_t i = 0; i < held_count_; ++i)
-    (void)(in_place ? out_.run_in_place(owner_, held_[i].kernel)
-                    : out_.dispatch(owner_, held_[i].access, held_[i].kernel, held_[i].group, /*detached=*/true));
+    (void)(in_place ? out_.run_in_place(owner_, held_[i].kernel, /*detached=*/true)
+                    : pass(owner_, held_[i].access, held_[i].kernel, held_[i].group, /*detached=*/true));
   held_count_ = 0;
 }
 

@@ -36,6 +36,13 @@
 // kernels, transitively reduced. Coarsened, never weakened: each kernel also follows all of the
 // stream's earlier work, and later work follows the whole graph.
 //
+// Streams acs stepped aside from (in_order launches: src/runtime/stream_mode.hpp). Their kernels
+// run on the stream itself, in order, with no footprint computed: each counts as touching every
+// byte, so the edges make a chain, and the stream path is the stream itself (sink::run_in_place).
+// Such a segment is replayed like any other, with the same keys but for a word that says the
+// order; a launch whose order differs from the segment's (a probe redirected the stream, or it
+// stepped aside) ends the segment first.
+//
 // Errors. Only detachable launches are held (backend::detach: their status is known to be
 // success, rule 6); any other launch ends the segment first and goes the stream path. A graph
 // that cannot be built or launched sends its kernels the stream path. Launches during a capture
@@ -80,8 +87,10 @@ class segment_replay {
     // which the backend issues and frees.
     virtual backend_status dispatch(const virtual_stream& s, const access_set& access, const void* kernel,
                                     std::uint64_t group, bool detached) = 0;
-    // A detached copy run in place on `s`, in order, with no capture-unsafe call (see flush).
-    virtual backend_status run_in_place(const virtual_stream& s, const void* kernel) = 0;
+    // The kernel run in place on `s`, in order, as work issued directly on it: a copy from
+    // backend::detach (`detached`, issued and freed by the backend), with no capture-unsafe call
+    // (see flush); or the application's launch of an in-order stream.
+    virtual backend_status run_in_place(const virtual_stream& s, const void* kernel, bool detached) = 0;
     // The graph as work issued directly on `s`; its status (non-zero: nothing was launched).
     virtual backend_status launch_graph(const virtual_stream& s, graph_handle exec) = 0;
   };
@@ -94,6 +103,8 @@ class segment_replay {
   // A launch for `s` of the stream path. Returns its status: 0 when it was held, or the stream
   // path's status when it went there (now, after what had to be issued before it).
   backend_status launch(const virtual_stream& s, const access_set& access, const void* kernel, std::uint64_t group);
+  // A launch of a stream acs stepped aside from: in order on the stream itself, or held.
+  backend_status launch_in_order(const virtual_stream& s, const void* kernel);
   // Issues the held segment, and the current segment's count starts again at the next launch:
   // at an observation point (the application observes or works directly on a stream; whichever
   // stream it is, the held kernels must be issued), a device-wide operation or the idle flush.
@@ -122,6 +133,11 @@ class segment_replay {
     std::size_t operator()(const std::vector<std::uint64_t>& k) const noexcept;
   };
 
+  backend_status take(const virtual_stream& s, const access_set& access, const void* kernel, std::uint64_t group,
+                       bool in_order);
+  // The stream path of the current segment's owner.
+  backend_status pass(const virtual_stream& s, const access_set& access, const void* kernel, std::uint64_t group,
+                      bool detached);
   void end_segment(bool safe_only = false);
   void release_held(bool in_place = false);
   const cached* executable();
@@ -132,6 +148,7 @@ class segment_replay {
   segment_replay_config config_;
   // The stream whose segment is current, and a copy of it for the stream path.
   virtual_stream owner_;
+  bool owner_in_order_ = false;  // the segment's kernels run in order on the owner (launch_in_order)
   unsigned position_ = 0;   // kernels in the current segment
   bool holding_ = true;     // every kernel of the segment so far is held
   std::uint64_t prefix_ = 0;

@@ -81,11 +81,19 @@ void note_reason(pass_reason why) noexcept {
   if (what != nullptr) log::print(level, "{}", what);
 }
 
+// Launch segments (ACS_GRAPH=auto) also replay the streams acs stepped aside from
+// (ACS_GRAPH_ASIDE): their launches go through the scheduler, which may hold them.
+bool replays_aside() noexcept {
+  const config& c = settings();
+  return c.graph && !c.graph_pool && c.graph_aside && c.trace.empty();
+}
+
 // While no stream is redirected (every one that launched stepped aside: stream_mode.hpp), no
 // stream has work on the pool that it does not contain itself: operations on streams need no
-// join and no fork, and the scheduler is not asked. One load.
+// join and no fork, and the scheduler is not asked. One load. Not while stepped-aside streams
+// are replayed: a held segment must be issued at every observation point.
 bool nothing_redirected() noexcept {
-  return settings().step_aside && redirected_streams().load(std::memory_order_acquire) == 0;
+  return settings().step_aside && !replays_aside() && redirected_streams().load(std::memory_order_acquire) == 0;
 }
 
 // The scheduler of `stream`'s device, if acs manages it, broken or not; `t` receives the stream.
@@ -147,6 +155,24 @@ int launch_aside(pending_launch& launch, const launch_request& r) noexcept {
   return issue_directly(launch, r, pass_reason::no_parallelism, nothing_redirected() ? then::nothing : then::barrier);
 }
 
+// The same with replays_aside(): through the scheduler, which runs it on the stream in order, as
+// work issued directly on it, or holds it where its segment recurs (segment_replay.hpp). Never
+// during a capture of the stream (the launch must join the capture), nor where the thread may not
+// make capture-unsafe calls (a flush may). `rt` receives the scheduler, for the caller's catch.
+int launch_aside(pending_launch& launch, const launch_request& r, const driver::table& cuda,
+                 const stream_target& t, device_runtime*& rt) {
+  if (!replays_aside() || launch.issued) return launch_aside(launch, r);
+  const unsafe_section section;
+  if (!section.allowed() ||
+      (capture_in_progress_anywhere() && stream_capturing(cuda, reinterpret_cast<CUstream>(t.stream.handle))))
+    return launch_aside(launch, r);
+  rt = runtime_for_launch(cuda, *t.context);
+  if (rt == nullptr || is_broken(*rt)) return launch_aside(launch, r);
+  launch_passed_through();
+  note_reason(pass_reason::no_parallelism);
+  return rt->sched.launch_in_order(t.stream, &launch);
+}
+
 // Whether a probed launch finds its stream with work pending (stream_mode.hpp, ACS_PROBE_BACKLOG):
 // one query, made only by probes, before the launch is issued. Without the query (an old
 // driver), or without the policy, every launch counts as it did before the rule.
@@ -205,7 +231,7 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     bool probe = false;
     if (adapt && mode.mode() == stream_mode_kind::aside) {
       probe = mode.next_aside_launch() == stream_mode::aside_step::probe;
-      if (!probe) return launch_aside(launch, r);
+      if (!probe) return launch_aside(launch, r, *cuda, t, rt);
     }
     ACS_STAGE(stream);
 
@@ -221,7 +247,8 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     const bool settled = plan_launch(r, footprint, /*may_wait=*/!probe);
     ACS_STAGE(footprint);
     // A provisional footprint says nothing about parallelism: the probe counts at a later launch.
-    if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t)))) return launch_aside(launch, r);
+    if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t))))
+      return launch_aside(launch, r, *cuda, t, rt);
 
     // Only now the scheduler: a probe that does not redirect its stream needs none, so a program
     // in which acs finds no parallelism never pays for one (pool streams, events, threads).
@@ -238,7 +265,7 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
       // stream must still join (nothing_redirected).
       if (joinable(t)) rt->sched.before_barrier(t.stream);
       redirected_streams().fetch_sub(1, std::memory_order_acq_rel);
-      return launch_aside(launch, r);
+      return launch_aside(launch, r, *cuda, t, rt);
     }
     if (footprint.barrier_before) rt->sched.barrier(t.stream);  // acs_barrier()
     const int status = rt->sched.launch(t.stream, footprint.access, &launch, footprint.group);

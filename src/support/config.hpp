@@ -31,10 +31,13 @@
 //                    a new call (so within twice it of the last), 1..100000, default 50
 //   ACS_GRAPH_KERNELS  kernels a segment holds at most, 0..4096, default 0: 64 with auto, no
 //                    limit but the 256 calls with pool
+//   ACS_GRAPH_ASIDE  1: with ACS_GRAPH=auto, the streams acs stepped aside from are replayed
+//                    too: their recurring segments as chain graphs, on the stream itself
+//                    (scheduler/segment_replay.hpp)     boolean, default 1
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
-//                                                          boolean, default 1 (0 with ACS_GRAPH=auto)
+//                                                          boolean, default 1
 //   ACS_START_ASIDE  1: a new stream starts aside, 32 launches probed after ACS_FIRST_PROBE; it
 //                    goes to the pool once 3 of them were independent of their predecessor
 //                    (with ACS_STEP_ASIDE=1)                boolean, default 1
@@ -129,6 +132,7 @@ struct config {
   unsigned graph_cache = default_graph.cache;
   unsigned graph_idle_us = default_graph.idle_us;
   unsigned graph_kernels = default_graph.kernels;
+  bool graph_aside = true;  // ACS_GRAPH_ASIDE (only with ACS_GRAPH=auto)
   bool check = false;
   bool step_aside = true;
   bool start_aside = true;

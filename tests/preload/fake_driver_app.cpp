@@ -11,6 +11,10 @@
 //   deferred_error_attribute  cuFuncSetAttribute lowers a function's shared memory limit: its
 //                             launches then fail, each returning its own error (not sticky), and
 //                             every launch that returned success ran
+//   deferred_error_sticky_chain  the same with a dependent chain (every launch the same buffers):
+//                             acs steps aside from the stream, and with ACS_GRAPH=auto replays it
+//   chain_replay              a dependent chain in bursts of 64 launches, a stream sync after
+//                             each: every launch succeeds and runs exactly once
 //   side_effects_cuda         cuInit finds CUDA_DEVICE_MAX_CONNECTIONS as FAKE_EXPECT_CONNECTIONS says
 //                             under acs (unset by default and without acs):
 //                             with ACS_CONNECTIONS, acs sets it at the first CUDA call, before any context
@@ -90,15 +94,15 @@ int first_error(const std::vector<CUresult>& r, int from, int to) {
   return to;
 }
 
-int sticky() {
+int sticky(bool chain) {
   program p;
   fake_cuda_fail_after_launches(200);
   std::vector<CUresult> r(400);
-  for (int i = 0; i < 300; ++i) r[i] = p.launch(i);
+  for (int i = 0; i < 300; ++i) r[i] = p.launch(chain ? 0 : i);
   // Any call acs sees: it reaches the driver, which reports the failure; from then on every
   // launch must return it too, as it would without acs.
   const CUresult query = cuStreamQuery(p.stream);
-  for (int i = 300; i < 400; ++i) r[i] = p.launch(i);
+  for (int i = 300; i < 400; ++i) r[i] = p.launch(chain ? 0 : i);
   const CUresult sync = cuCtxSynchronize();
 
   expect(first_error(r, 0, 200) == 200, "a launch before the failure returned an error");
@@ -115,6 +119,20 @@ int sticky() {
   expect(query == CUDA_ERROR_LAUNCH_FAILED, "cuStreamQuery after the failure did not return it");
   expect(sync == CUDA_ERROR_LAUNCH_FAILED, "cuCtxSynchronize did not return the failure");
   expect(launches_seen() == 400, "not every launch reached the driver exactly once");
+  return failures == 0 ? 0 : 1;
+}
+
+int chain_replay() {
+  program p;
+  constexpr int bursts = 40, burst = 64;
+  int succeeded = 0;
+  for (int b = 0; b < bursts; ++b) {
+    for (int i = 0; i < burst; ++i) succeeded += p.launch(0) == CUDA_SUCCESS;
+    expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
+    expect(launches_run() == static_cast<std::uint64_t>((b + 1) * burst), "a launch before the sync had not run");
+  }
+  expect(succeeded == bursts * burst, "a launch failed");
+  expect(launches_seen() == bursts * burst, "not every launch reached the driver exactly once");
   return failures == 0 ? 0 : 1;
 }
 
@@ -238,7 +256,9 @@ int process_fork() {
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
-  if (std::strcmp(mode, "deferred_error_sticky") == 0) return sticky();
+  if (std::strcmp(mode, "deferred_error_sticky") == 0) return sticky(false);
+  if (std::strcmp(mode, "deferred_error_sticky_chain") == 0) return sticky(true);
+  if (std::strcmp(mode, "chain_replay") == 0) return chain_replay();
   if (std::strcmp(mode, "deferred_error_fault") == 0) return fault();
   if (std::strcmp(mode, "deferred_error_attribute") == 0) return attribute();
   if (std::strcmp(mode, "process_fork") == 0) return process_fork();

@@ -148,9 +148,12 @@ class runner {
     switch (s.what) {
       case step_kind::launch: {
         const kernel& k = p_.kernels[s.kernel];
+        const auto through_acs = [&] {
+          return s.in_order ? acs->launch_in_order(vs, &k) : acs->launch(vs, s.declared, &k, s.group);
+        };
         if (s.rejected) {
           sim_.fail_calls(api_call::launch, 1, rejected_launch);
-          const backend_status st = acs != nullptr ? acs->launch(vs, s.declared, &k, s.group) : sim_.launch(&k, vs.handle);
+          const backend_status st = acs != nullptr ? through_acs() : sim_.launch(&k, vs.handle);
           sim_.fail_calls(api_call::launch, 0, 0);
           if (st != rejected_launch) check(st == 0 ? own_call_error : st, "rejected launch (not its own error)");
           return;
@@ -158,7 +161,7 @@ class runner {
         if (acs != nullptr) {
           if (s.failure)
             sim_.fail_calls(s.failure->which, s.failure->count, own_call_error, s.failure->after);
-          const backend_status st = acs->launch(vs, s.declared, &k, s.group);
+          const backend_status st = through_acs();
           check(st, "launch");
           if (st == 0 && p_.fault_kernel && s.kernel == *p_.fault_kernel) fault_launched_ = true;
           if (s.failure) sim_.fail_calls(s.failure->which, 0, 0);

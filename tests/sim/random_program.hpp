@@ -51,6 +51,7 @@ struct program_step {
   std::uint64_t group = 0;  // launch: annotation scope, 0 if none
   std::optional<own_call_failure> failure{};  // launch: injected while acs dispatches it
   bool rejected = false;  // launch: the launch itself fails (a bad configuration): nothing runs
+  bool in_order = false;  // launch: as a launch of a stream acs stepped aside from (launch_in_order)
   unsigned event = 0;                         // record, wait, sync_event: index of the application's event
   cell dst = 0;                               // copy, fill; host_read: the cell read
   cell src = 0;                               // copy

@@ -47,6 +47,12 @@ backend_status scenario::launch(const virtual_stream& s, const kernel& k, const 
   return status;
 }
 
+backend_status scenario::launch_in_order(const virtual_stream& s, const kernel& k) {
+  const backend_status status = acs.launch_in_order(s, &k);
+  if (status == 0) program_.push_back(effect_of(k));
+  return status;
+}
+
 void scenario::copy(const virtual_stream& s, cell dst, cell src, std::uint32_t count, nanos duration) {
   acs.before_barrier(s);
   EXPECT_EQ(sim.copy(s.handle, dst, src, count, duration), 0);

@@ -39,6 +39,8 @@ class scenario {
   backend_status launch(const virtual_stream& s, const kernel& k);
   backend_status launch(const virtual_stream& s, const kernel& k, const access_set& declared,
                         std::uint64_t group = 0);
+  // Through acs, as a launch of a stream acs stepped aside from (scheduler::launch_in_order).
+  backend_status launch_in_order(const virtual_stream& s, const kernel& k);
 
   // Work the application issues on `s` directly, each followed by acs's barrier.
   void copy(const virtual_stream& s, cell dst, cell src, std::uint32_t count, nanos duration);

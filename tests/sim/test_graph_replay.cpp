@@ -343,6 +343,82 @@ TEST(segment_replay_sim, a_flush_where_unsafe_calls_are_forbidden_runs_the_held_
   EXPECT_TRUE(s.matches_serial());
 }
 
+// A stream acs stepped aside from (launch_in_order): its kernels run on the stream itself, and a
+// recurring segment is replayed as a chain, whatever the footprints say: a, b and c are
+// independent, yet in every graph each follows the one before (only a has no edge into it).
+TEST(segment_replay_sim, an_in_order_stream_replays_its_recurring_segments_as_chains) {
+  scenario s({.cells = 16}, with_segments(3));
+  const virtual_stream vs = s.stream(stream_kind::blocking);
+  const kernel& a = s.make_kernel(5000, {}, {0});
+  const kernel& b = s.make_kernel(5000, {}, {1});
+  const kernel& c = s.make_kernel(5000, {}, {2});
+  for (int r = 0; r < 4; ++r) {
+    ASSERT_EQ(s.launch_in_order(vs, a), 0);
+    ASSERT_EQ(s.launch_in_order(vs, b), 0);
+    ASSERT_EQ(s.launch_in_order(vs, c), 0);
+    if (r == 0) EXPECT_EQ(s.sim.kernel_stream(a.id), vs.handle) << "first seen: run in place on its own stream";
+    s.sync_stream(vs);
+    EXPECT_LE(s.span(a).end, s.span(b).start) << "run " << r << ": b must follow a";
+    EXPECT_LE(s.span(b).end, s.span(c).start) << "run " << r << ": c must follow b";
+  }
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
+  const scheduler_stats st = s.acs.stats();
+  EXPECT_EQ(st.graph_replays, 3u) << "held from the second run, built at its end, replayed from then on";
+  EXPECT_EQ(st.graph_kernels, 9u);
+  EXPECT_EQ(st.independent, 3u) << "one root per chain";
+  EXPECT_EQ(st.kernels, 9u) << "the graphs' kernels only: nothing went to the pool";
+  EXPECT_EQ(s.sim.graph_counts().live_detached, 0u);
+}
+
+// A stream whose launches change order (a probe redirects it, or it steps aside): a segment holds
+// launches of one order only. The redirected a and the in-order b and c of each run: a is a
+// segment of its own (never a graph), b and c one that recurs, and b still follows a.
+TEST(segment_replay_sim, a_change_of_order_ends_the_segment) {
+  scenario s({.cells = 16}, with_segments(3));
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  const kernel& a = s.make_kernel(50000, {}, {0});
+  const kernel& b = s.make_kernel(5000, {}, {1});
+  const kernel& c = s.make_kernel(5000, {}, {2});
+  for (int r = 0; r < 4; ++r) {
+    ASSERT_EQ(s.launch(vs, a), 0);
+    ASSERT_EQ(s.launch_in_order(vs, b), 0);
+    ASSERT_EQ(s.launch_in_order(vs, c), 0);
+    s.sync_stream(vs);
+    EXPECT_LE(s.span(a).end, s.span(b).start) << "run " << r << ": b is work issued directly on the stream";
+  }
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
+  const scheduler_stats st = s.acs.stats();
+  EXPECT_EQ(st.graph_replays, 3u);
+  EXPECT_EQ(st.graph_kernels, 6u) << "b and c in each replay, never a";
+  EXPECT_EQ(st.graph_call_by_call, 0u);
+  EXPECT_EQ(s.sim.graph_counts().live_detached, 0u);
+}
+
+// The idle flush also issues a held in-order segment: a program spinning on mapped memory for a
+// kernel of a stepped-aside stream does not hang.
+TEST(segment_replay_sim, a_held_in_order_segment_is_issued_after_the_idle_interval) {
+  scenario s({.cells = 16}, with_segments(4, 50));
+  const virtual_stream vs = s.stream(stream_kind::blocking);
+  const kernel& a = s.make_kernel(5000, {}, {0});
+  const kernel& b = s.make_kernel(5000, {0}, {1});
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(s.launch_in_order(vs, a), 0);
+    ASSERT_EQ(s.launch_in_order(vs, b), 0);
+    s.sync_stream(vs);
+  }
+  ASSERT_EQ(s.launch_in_order(vs, a), 0);  // held: the prefix was seen
+  EXPECT_EQ(s.sim.launches(a.id), 2u) << "a should be held";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (s.sim.launches(a.id) < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  EXPECT_EQ(s.sim.launches(a.id), 3u) << "the held kernel was not issued by the idle flush";
+  EXPECT_EQ(s.sim.kernel_stream(a.id), vs.handle);
+  s.sync_stream(vs);
+  EXPECT_TRUE(s.matches_serial());
+}
+
 // The benchmark-shaped loop of alternating_dags above, with launch segments of 64 kernels: every
 // segment recurs whatever the pool and the GPU did, so after each DAG's first two occurrences
 // every segment is replayed, and none held goes the stream path.

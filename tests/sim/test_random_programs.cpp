@@ -276,6 +276,37 @@ TEST(random_programs, launch_segment_replay_matches_serial_execution) {
   EXPECT_GT(graphs.graph_evictions, 0u);
 }
 
+// The same with launches of streams acs stepped aside from (launch_in_order, ACS_GRAPH_ASIDE):
+// in each program a third of the launches, and every launch of some streams, go in order on
+// their stream, held and replayed as chains where they recur, among the others' segments.
+TEST(random_programs, in_order_launch_segments_match_serial_execution) {
+  const std::uint64_t count = program_count(default_programs) / 5;
+  scheduler_stats graphs;
+  const tally t = check_graph_programs(count, "in-order launch segments", graphs, [](std::uint64_t seed, program& p) {
+    std::uint64_t h = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (program_step& step : p.steps) {
+      h ^= h >> 33;
+      h *= 0xff51afd7ed558ccdull;
+      if (step.what == program_step::kind::launch) step.in_order = h % 3 == 0 || (step.stream + seed) % 4 == 0;
+    }
+    const std::vector<program_step> once = p.steps;
+    for (int r = 0; r < 2; ++r) {
+      p.steps.push_back({.what = program_step::kind::sync_device});
+      p.steps.insert(p.steps.end(), once.begin(), once.end());
+    }
+    p.config.graph_segments = true;
+    p.config.graph_kernels = seed % 3 == 0 ? 0 : 2 + static_cast<unsigned>(seed % 8);
+  });
+  const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf("[ random   ] %llu programs with in-order launch segments, %llu kernels: %llu graphs built, %llu "
+              "graph launches (%llu updated in place), %llu held segments released; %llu failed\n",
+              n(t.programs), n(t.stats.kernels), n(graphs.graphs_built), n(graphs.graph_replays),
+              n(graphs.graph_updates), n(graphs.graph_call_by_call), n(t.failed));
+  EXPECT_EQ(t.failed, 0u);
+  EXPECT_GT(graphs.graph_replays, count / 10) << "graphs were rarely launched: the mode was not exercised";
+  EXPECT_GT(graphs.graph_updates, 0u);
+}
+
 // The generator's programs are correct as written: run without acs, they
 // show no race and match serial execution. Otherwise a failure above could be
 // the generator's fault rather than acs's.
