@@ -356,7 +356,9 @@ TEST(segment_replay_sim, an_in_order_stream_replays_its_recurring_segments_as_ch
     ASSERT_EQ(s.launch_in_order(vs, a), 0);
     ASSERT_EQ(s.launch_in_order(vs, b), 0);
     ASSERT_EQ(s.launch_in_order(vs, c), 0);
-    if (r == 0) EXPECT_EQ(s.sim.kernel_stream(a.id), vs.handle) << "first seen: run in place on its own stream";
+    if (r == 0) {
+      EXPECT_EQ(s.sim.kernel_stream(a.id), vs.handle) << "first seen: run in place on its own stream";
+    }
     s.sync_stream(vs);
     EXPECT_LE(s.span(a).end, s.span(b).start) << "run " << r << ": b must follow a";
     EXPECT_LE(s.span(b).end, s.span(c).start) << "run " << r << ": c must follow b";
