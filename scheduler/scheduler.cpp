@@ -315,22 +315,65 @@ scheduler::scheduler(backend& gpu, scheduler_config config)
 }
 
 // The idle flush (segment_replay.hpp): a held segment is issued once a whole interval passed
-// without a launch, so a program spinning on mapped memory for a held kernel never hangs. It
-// sleeps while nothing is held (a launch that starts holding wakes it).
+// without a launch, so a program spinning on mapped memory for a held kernel never hangs.
+//
+// The launch path must not pay for it: waking a sleeping thread at every segment (a futex call,
+// and the woken thread then contending for mutex_) cost about 250 ns per launch of a replayed
+// chain on the fake driver. So the thread reads the launch count and the holding flag without
+// mutex_, which it takes only to flush; while launches come it keeps waking at every interval,
+// and only after `quiet_intervals` of them with nothing held does it sleep until a launch that
+// starts holding wakes it (the only notify, rare: Dekker's handshake on idle_asleep_ and
+// holding_, both sequentially consistent).
+namespace {
+constexpr unsigned quiet_intervals = 200;
+}
+
 void scheduler::idle_loop() {
   state_->gpu.issuing_thread_started();
   const auto interval = std::chrono::microseconds(std::min(state_->config.graph_idle_us, scheduler_config::max_graph_idle_us));
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    if (!segments_->holding()) {
-      idle_wakeup_.wait(lock);
+  std::unique_lock idle(idle_mutex_);
+  unsigned quiet = 0;
+  while (!stopping_.load()) {
+    if (quiet >= quiet_intervals) {
+      idle_asleep_.store(true);
+      idle_wakeup_.wait(idle, [&] { return stopping_.load() || holding_.load(); });
+      idle_asleep_.store(false);
+      quiet = 0;
       continue;
     }
-    const std::uint64_t seen = segments_->launches();
-    if (idle_wakeup_.wait_for(lock, interval) == std::cv_status::timeout && !stopping_ && segments_->launches() == seen) {
-      flush_segments(false);
-      ++state_->stats.graph_flush_idle;
+    const std::uint64_t seen = launches_.load(std::memory_order_relaxed);
+    idle_wakeup_.wait_for(idle, interval);
+    if (stopping_.load()) break;
+    if (launches_.load(std::memory_order_relaxed) != seen) {
+      quiet = 0;
+      continue;
     }
+    if (!holding_.load()) {
+      ++quiet;
+      continue;
+    }
+    idle.unlock();
+    {
+      std::lock_guard lock(mutex_);
+      if (segments_->launches() == seen && segments_->holding()) {
+        flush_segments(false);
+        ++state_->stats.graph_flush_idle;
+      }
+    }
+    idle.lock();
+  }
+}
+
+// After every call that may hold or issue a segment, under mutex_: what the idle thread reads.
+// A launch that starts holding wakes it if it sleeps.
+void scheduler::segments_moved() noexcept {
+  launches_.store(segments_->launches(), std::memory_order_relaxed);
+  const bool holding = segments_->holding();
+  if (holding_.load(std::memory_order_relaxed) == holding) return;
+  holding_.store(holding);
+  if (holding && idle_asleep_.load() && idle_thread_.joinable()) {
+    std::lock_guard idle(idle_mutex_);
+    idle_wakeup_.notify_one();
   }
 }
 
@@ -348,6 +391,7 @@ void scheduler::flush_segments(bool observation) noexcept {
     state_->fail();
   }
   if (guard_ != nullptr) guard_->leave();
+  segments_moved();
 }
 
 void scheduler::drain() noexcept {
@@ -364,9 +408,12 @@ scheduler::~scheduler() {
     {
       std::lock_guard lock(mutex_);
       flush_segments(false);
-      stopping_ = true;
     }
-    idle_wakeup_.notify_all();
+    stopping_.store(true);
+    {
+      std::lock_guard idle(idle_mutex_);
+      idle_wakeup_.notify_all();
+    }
     if (idle_thread_.joinable()) idle_thread_.join();
     segments_.reset();
   }
@@ -390,23 +437,25 @@ backend_status scheduler::launch(const virtual_stream& stream, const access_set&
   if (!segments_) return state_->launch(stream, access, kernel, group);
   if (state_->broken) {
     segments_->flush();  // within the launch's own unsafe section
+    segments_moved();
     return state_->launch(stream, access, kernel, group);
   }
-  const bool was_holding = segments_->holding();
   const backend_status status = segments_->launch(stream, access, kernel, group);
-  if (!was_holding && segments_->holding() && idle_thread_.joinable()) idle_wakeup_.notify_one();
+  segments_moved();
   return status;
 }
 
 backend_status scheduler::launch_in_order(const virtual_stream& stream, const void* kernel) {
   std::lock_guard lock(mutex_);
   if (!segments_ || state_->broken) {
-    if (segments_) segments_->flush();  // within the launch's own unsafe section
+    if (segments_) {
+      segments_->flush();  // within the launch's own unsafe section
+      segments_moved();
+    }
     return state_->launch_in_place(stream, kernel);
   }
-  const bool was_holding = segments_->holding();
   const backend_status status = segments_->launch_in_order(stream, kernel);
-  if (!was_holding && segments_->holding() && idle_thread_.joinable()) idle_wakeup_.notify_one();
+  segments_moved();
   return status;
 }
 

@@ -28,6 +28,7 @@
 // kernel never goes behind another virtual stream's unfinished work on a pool
 // stream, and runs on a pool stream of its stream's priority (stream_pool.hpp).
 // When every such pool stream is held by other streams, it runs in place.
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -156,18 +157,23 @@ class scheduler {
   // The held segment issued, under mutex_. `observation`: an observation point of a stream,
   // where the segment's count restarts even when nothing is held.
   void flush_segments(bool observation) noexcept;
+  void segments_moved() noexcept;
 
   mutable std::mutex mutex_;
   std::unique_ptr<issue_queue> queue_;  // outlives state_, whose pools it serves
   std::unique_ptr<graph_replay> replay_;  // ACS_GRAPH=pool: between state_ and queue_ (or the GPU)
   std::unique_ptr<state> state_;
   // ACS_GRAPH=auto: in front of state_ (segment_replay.hpp), with the idle flush's thread, which
-  // waits on idle_wakeup_ under mutex_.
+  // waits on idle_wakeup_ under idle_mutex_ and reads the segments' state from the atomics.
   std::unique_ptr<segment_sink> sink_;
   std::unique_ptr<segment_replay> segments_;
   unsafe_call_guard* guard_ = nullptr;
+  std::mutex idle_mutex_;
   std::condition_variable idle_wakeup_;
-  bool stopping_ = false;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> idle_asleep_{false};
+  std::atomic<bool> holding_{false};
+  std::atomic<std::uint64_t> launches_{0};
   std::thread idle_thread_;
 };
 

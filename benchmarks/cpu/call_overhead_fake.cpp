@@ -6,9 +6,10 @@
 // prints it). The launches are a dependent chain on one stream (acs steps aside from it after 32)
 // and, on a stream of their own, launches that conflict only four apart (independent of their
 // neighbours: they go to the pool, through the scheduler), the same with a new grid size each
-// time (under ACS_GRAPH=auto a sequence that never recurs: what recurrence detection costs).
+// time (under ACS_GRAPH=auto a sequence that never recurs: what recurrence detection costs), and
+// the chain with a new grid size each time (a stepped-aside stream's sequence that never recurs).
 //
-//   acs_call_overhead_fake [--calls N] [--reps R]
+//   acs_call_overhead_fake [--calls N] [--reps R] [--only NAME]
 #include <cuda.h>
 
 #include <algorithm>
@@ -38,9 +39,11 @@ bool ok(CUresult r, const char* what) {
 
 int main(int argc, char** argv) {
   int calls = 20000, reps = 7;
+  const char* only = nullptr;  // one row (for a profiler)
   for (int i = 1; i + 1 < argc; ++i) {
     if (!std::strcmp(argv[i], "--calls")) calls = std::max(1, std::atoi(argv[++i]));
     if (!std::strcmp(argv[i], "--reps")) reps = std::max(1, std::atoi(argv[++i]));
+    if (!std::strcmp(argv[i], "--only")) only = argv[++i];
   }
   CUcontext context = nullptr;
   CUstream stream = nullptr, other = nullptr;
@@ -80,10 +83,12 @@ int main(int argc, char** argv) {
          (void)cuStreamIsCapturing(stream, &status);
        }},
       {"cuLaunchKernel_chain", [&] { launch(stream, 0); }},
+      {"cuLaunchKernel_chain_never_recurs", [&] { launch(stream, 0, 1 + (grid++ % 0x7ffffffeu)); }},
       {"cuLaunchKernel_four_apart", [&] { launch(other, next++ % 4); }},
       {"cuLaunchKernel_never_recurs", [&] { launch(other, next++ % 4, 1 + (grid++ % 0x7ffffffeu)); }},
   };
   for (const call& c : all) {
+    if (only != nullptr && std::strcmp(only, c.name) != 0) continue;
     std::vector<double> ns;
     for (int r = 0; r < reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();

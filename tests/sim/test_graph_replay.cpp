@@ -398,6 +398,29 @@ TEST(segment_replay_sim, a_change_of_order_ends_the_segment) {
   EXPECT_EQ(s.sim.graph_counts().live_detached, 0u);
 }
 
+// The idle thread sleeps after 200 quiet intervals with nothing held (scheduler.cpp); the launch
+// that starts holding must wake it, or the held kernel would wait for ever.
+TEST(segment_replay_sim, a_held_segment_wakes_the_sleeping_idle_thread) {
+  scenario s({.cells = 16}, with_segments(4, 50));
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  const kernel& a = s.make_kernel(5000, {}, {0});
+  const kernel& b = s.make_kernel(5000, {}, {1});
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(s.launch(vs, a), 0);
+    ASSERT_EQ(s.launch(vs, b), 0);
+    s.sync_stream(vs);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // 2000 intervals: asleep
+  ASSERT_EQ(s.launch(vs, a), 0);  // held: the prefix was seen
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (s.sim.launches(a.id) < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  EXPECT_EQ(s.sim.launches(a.id), 3u) << "the sleeping idle thread was not woken";
+  EXPECT_GT(s.acs.stats().graph_flush_idle, 0u);
+  s.sync_stream(vs);
+  EXPECT_TRUE(s.matches_serial());
+}
+
 // The idle flush also issues a held in-order segment: a program spinning on mapped memory for a
 // kernel of a stepped-aside stream does not hang.
 TEST(segment_replay_sim, a_held_in_order_segment_is_issued_after_the_idle_interval) {
