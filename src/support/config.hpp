@@ -33,7 +33,8 @@
 //                    limit but the 256 calls with pool
 //   ACS_GRAPH_ASIDE  1: with ACS_GRAPH=auto, the streams acs stepped aside from are replayed
 //                    too: their recurring segments as chain graphs, on the stream itself
-//                    (scheduler/segment_replay.hpp)     boolean, default 1
+//                    (scheduler/segment_replay.hpp)     boolean, default 0: on the H200 it
+//                    slowed real programs (PyTorch at batch 1 to x0.44-0.88 of native)
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
@@ -132,7 +133,7 @@ struct config {
   unsigned graph_cache = default_graph.cache;
   unsigned graph_idle_us = default_graph.idle_us;
   unsigned graph_kernels = default_graph.kernels;
-  bool graph_aside = true;  // ACS_GRAPH_ASIDE (only with ACS_GRAPH=auto)
+  bool graph_aside = false;  // ACS_GRAPH_ASIDE (only with ACS_GRAPH=auto)
   bool check = false;
   bool step_aside = true;
   bool start_aside = true;
