@@ -10,7 +10,8 @@
 #   --out DIR     results (default docs/results): real_programs.csv, real_programs_modes.csv,
 #                 real_programs_stats.txt, real_programs.md, real_programs_runs.log, build.log
 #   --reps N      timed runs per mode and program (default: the manifests', 2 for the Python
-#                 programs, whose rows are medians of in-process iterations, 3 for cuda-samples)
+#                 programs, whose rows are medians of in-process iterations, 3 for PyTorch
+#                 and the cuda-samples)
 #   --only RE     only the programs (processes) whose manifest name matches, e.g. 'torch|scan'
 #   --mode M      one more preloaded mode, e.g. graph_off:ACS_GRAPH=off (repeatable)
 #   --build DIR   where libacs.so is built (default build-real/)
