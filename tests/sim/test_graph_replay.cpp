@@ -292,9 +292,9 @@ TEST(segment_replay_sim, a_diverging_prefix_releases_what_was_held_in_order) {
   EXPECT_EQ(s.acs.stats().graph_replays, 0u);
 }
 
-// The idle flush: a held segment is issued with no further call from the program (a host
-// spinning on mapped memory for a held kernel would otherwise wait for ever).
-TEST(segment_replay_sim, a_held_segment_is_issued_after_the_idle_interval) {
+// Two runs of a, b with a sync after each, `pause` of quiet, then a third a, which is held (its
+// prefix was seen): with no further call from the program, only the idle flush can issue it.
+void expect_the_idle_flush_issues_the_held_kernel(std::chrono::milliseconds pause, const char* why) {
   scenario s({.cells = 16}, with_segments(4, 50));
   const virtual_stream vs = s.stream(stream_kind::non_blocking);
   const kernel& a = s.make_kernel(5000, {}, {0});
@@ -304,14 +304,22 @@ TEST(segment_replay_sim, a_held_segment_is_issued_after_the_idle_interval) {
     ASSERT_EQ(s.launch(vs, b), 0);
     s.sync_stream(vs);
   }
-  ASSERT_EQ(s.launch(vs, a), 0);  // held: the prefix was seen
+  std::this_thread::sleep_for(pause);
+  ASSERT_EQ(s.launch(vs, a), 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (s.sim.launches(a.id) < 3 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::microseconds(100));
-  EXPECT_EQ(s.sim.launches(a.id), 3u) << "the held kernel was not issued by the idle flush";
+  EXPECT_EQ(s.sim.launches(a.id), 3u) << why;
   EXPECT_GT(s.acs.stats().graph_flush_idle, 0u);
   s.sync_stream(vs);
   EXPECT_TRUE(s.matches_serial());
+}
+
+// The idle flush: a held segment is issued with no further call from the program (a host
+// spinning on mapped memory for a held kernel would otherwise wait for ever).
+TEST(segment_replay_sim, a_held_segment_is_issued_after_the_idle_interval) {
+  expect_the_idle_flush_issues_the_held_kernel(std::chrono::milliseconds(0),
+                                               "the held kernel was not issued by the idle flush");
 }
 
 // Outside a launch a flush may find capture-unsafe calls forbidden (a capture under way,
@@ -401,24 +409,8 @@ TEST(segment_replay_sim, a_change_of_order_ends_the_segment) {
 // The idle thread sleeps after 200 quiet intervals with nothing held (scheduler.cpp); the launch
 // that starts holding must wake it, or the held kernel would wait for ever.
 TEST(segment_replay_sim, a_held_segment_wakes_the_sleeping_idle_thread) {
-  scenario s({.cells = 16}, with_segments(4, 50));
-  const virtual_stream vs = s.stream(stream_kind::non_blocking);
-  const kernel& a = s.make_kernel(5000, {}, {0});
-  const kernel& b = s.make_kernel(5000, {}, {1});
-  for (int r = 0; r < 2; ++r) {
-    ASSERT_EQ(s.launch(vs, a), 0);
-    ASSERT_EQ(s.launch(vs, b), 0);
-    s.sync_stream(vs);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // 2000 intervals: asleep
-  ASSERT_EQ(s.launch(vs, a), 0);  // held: the prefix was seen
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (s.sim.launches(a.id) < 3 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  EXPECT_EQ(s.sim.launches(a.id), 3u) << "the sleeping idle thread was not woken";
-  EXPECT_GT(s.acs.stats().graph_flush_idle, 0u);
-  s.sync_stream(vs);
-  EXPECT_TRUE(s.matches_serial());
+  // 100 ms: 2000 intervals, so the thread is asleep when the held launch comes.
+  expect_the_idle_flush_issues_the_held_kernel(std::chrono::milliseconds(100), "the sleeping idle thread was not woken");
 }
 
 // The idle flush also issues a held in-order segment: a program spinning on mapped memory for a

@@ -249,6 +249,19 @@ TEST(random_programs, graph_replay_matches_serial_execution) {
   EXPECT_GT(graphs.graph_evictions, 0u);
 }
 
+// A program run three times with a device sync between the runs (the generator orders work
+// within one run only), so that its segments recur, with launch segments on, cut by
+// kernel count in two seeds of three.
+void run_thrice_with_segments(std::uint64_t seed, program& p) {
+  const std::vector<program_step> once = p.steps;
+  for (int r = 0; r < 2; ++r) {
+    p.steps.push_back({.what = program_step::kind::sync_device});
+    p.steps.insert(p.steps.end(), once.begin(), once.end());
+  }
+  p.config.graph_segments = true;
+  p.config.graph_kernels = seed % 3 == 0 ? 0 : 2 + static_cast<unsigned>(seed % 8);
+}
+
 // Launch segments (ACS_GRAPH=auto, segment_replay.hpp): each program's steps run three times
 // over, a device sync between, so that its segments recur (a segment is held once its prefix
 // is known: from its second occurrence); segments of 2 to 9 kernels or the default 64.
@@ -256,14 +269,7 @@ TEST(random_programs, launch_segment_replay_matches_serial_execution) {
   const std::uint64_t count = program_count(default_programs) / 5;
   scheduler_stats graphs;
   const tally t = check_graph_programs(count, "launch segments", graphs, [](std::uint64_t seed, program& p) {
-    // A device sync between the runs: the generator orders work within one run only.
-    const std::vector<program_step> once = p.steps;
-    for (int r = 0; r < 2; ++r) {
-      p.steps.push_back({.what = program_step::kind::sync_device});
-      p.steps.insert(p.steps.end(), once.begin(), once.end());
-    }
-    p.config.graph_segments = true;
-    p.config.graph_kernels = seed % 3 == 0 ? 0 : 2 + static_cast<unsigned>(seed % 8);
+    run_thrice_with_segments(seed, p);
   });
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("[ random   ] %llu programs with launch segments, %llu kernels: %llu graphs built, %llu graph "
@@ -289,13 +295,7 @@ TEST(random_programs, in_order_launch_segments_match_serial_execution) {
       h *= 0xff51afd7ed558ccdull;
       if (step.what == program_step::kind::launch) step.in_order = h % 3 == 0 || (step.stream + seed) % 4 == 0;
     }
-    const std::vector<program_step> once = p.steps;
-    for (int r = 0; r < 2; ++r) {
-      p.steps.push_back({.what = program_step::kind::sync_device});
-      p.steps.insert(p.steps.end(), once.begin(), once.end());
-    }
-    p.config.graph_segments = true;
-    p.config.graph_kernels = seed % 3 == 0 ? 0 : 2 + static_cast<unsigned>(seed % 8);
+    run_thrice_with_segments(seed, p);
   });
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("[ random   ] %llu programs with in-order launch segments, %llu kernels: %llu graphs built, %llu "
