@@ -5,7 +5,7 @@
 # medians compared, outputs compared bit for bit, then once under ACS_STATS=1.
 #
 #   scripts/bench_real.sh [--out DIR] [--reps N] [--only REGEX] [--mode NAME:VAR=VAL[,...]]...
-#                         [--build DIR] [--budget S] [--no-warmup]
+#                         [--stats-mode NAME]... [--build DIR] [--budget S] [--no-warmup]
 #
 #   --out DIR     results (default docs/results): real_programs.csv, real_programs_modes.csv,
 #                 real_programs_stats.txt, real_programs.md, real_programs_runs.log, build.log
@@ -14,6 +14,8 @@
 #                 and the cuda-samples)
 #   --only RE     only the programs (processes) whose manifest name matches, e.g. 'torch|scan'
 #   --mode M      one more preloaded mode, e.g. graph_off:ACS_GRAPH=off (repeatable)
+#   --stats-mode NAME  one more ACS_STATS=1 run per program, under that --mode's settings
+#                 (repeatable): its counters go to real_programs_stats.txt as "PROGRAM (NAME):"
 #   --build DIR   where libacs.so is built (default build-real/)
 #   --budget S    seconds for the whole command, build included (default 330): the programs
 #                 left when it is spent are reported as skipped; no run goes past 570 s
@@ -41,10 +43,11 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift ;;
     --only) args+=(--only "$2"); shift ;;
     --mode) args+=(--mode "$2"); shift ;;
+    --stats-mode) args+=(--stats-mode "$2"); shift ;;
     --build) build=$2; shift ;;
     --budget) budget=$2; shift ;;
     --no-warmup) warmup=0 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "bench_real.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift

@@ -174,7 +174,7 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
-def summarise(prog, mode_names, runs, verdict_if_none="failed"):
+def summarise(prog, mode_names, runs, verdict_if_none="failed", extra_modes=("acs_stats",)):
     """runs: list of (mode, run, rows). Returns per-row dicts with per-mode medians and verdicts
     (verdict_if_none for a program that did not run: missing, skipped)."""
     names = []
@@ -186,7 +186,7 @@ def summarise(prog, mode_names, runs, verdict_if_none="failed"):
     for name in names:
         suite = next((rows[name]["suite"] for _, _, rows in runs if name in rows), prog["suite"])
         per_mode = {}
-        for mode in mode_names + ["acs_stats"]:
+        for mode in mode_names + list(extra_modes):
             mine = [(run, rows.get(name)) for m, run, rows in runs if m == mode]
             if not mine:
                 continue
@@ -330,7 +330,16 @@ def parse_modes(args):
     names = [m for m in dict.fromkeys(wanted) if m in envs]
     if args.lib:
         envs["acs_stats"] = {"LD_PRELOAD": args.lib, "ACS_STATS": "1"}
+        for m in args.stats_mode:  # the counters under an extra mode's settings too
+            if m not in names or m not in envs or m == "native":
+                raise SystemExit(f"--stats-mode {m}: not one of the preloaded modes ({', '.join(names[1:])})")
+            envs[f"{m}_stats"] = {**envs[m], "ACS_STATS": "1"}
     return names, envs
+
+
+def stats_modes(args):
+    """The ACS_STATS=1 passes, in run order: the default settings', then --stats-mode's."""
+    return ["acs_stats"] + [f"{m}_stats" for m in args.stats_mode] if args.lib and not args.no_stats else []
 
 
 def main():
@@ -350,7 +359,9 @@ def main():
     ap.add_argument("--bin-dir", default=os.environ.get("ACS_REAL_BIN", ".real-src/bin"),
                     help="folder of built programs, {bin} in manifests")
     ap.add_argument("--python", default=sys.executable, help="{python} in manifests")
-    ap.add_argument("--no-stats", action="store_true", help="skip the ACS_STATS=1 pass")
+    ap.add_argument("--no-stats", action="store_true", help="skip the ACS_STATS=1 passes")
+    ap.add_argument("--stats-mode", action="append", default=[],
+                    help="one more ACS_STATS=1 pass, under this preloaded mode's settings (repeatable)")
     ap.add_argument("--allow-no-gpu", action="store_true", help="run even without a GPU (tests)")
     ap.add_argument("--meta", default="", help="text for the table's heading")
     args = ap.parse_args()
@@ -395,8 +406,7 @@ def main():
         plan = []
         for rep in range(reps):
             plan += [(m, rep) for m in (mode_names if rep % 2 == 0 else mode_names[::-1])]
-        if args.lib and not args.no_stats:
-            plan.append(("acs_stats", reps))
+        plan += [(m, reps) for m in stats_modes(args)]
         for mode, rep in plan:
             env = dict(mode_envs.get(mode, {}))
             left = None if args.hard_deadline is None else args.hard_deadline - (time.monotonic() - t_start)
@@ -412,8 +422,9 @@ def main():
                       f"--- stdout (tail)\n{run['stdout'][-LOG_TAIL:]}\n--- stderr (tail)\n{run['stderr'][-LOG_TAIL:]}\n")
             log.flush()
             for line in run["stderr"].splitlines():
-                if line.startswith("acs-stats:") and mode == "acs_stats":
-                    stats.write(f"{prog['name']}: {line}\n")
+                if line.startswith("acs-stats:") and mode in stats_modes(args):
+                    where = "" if mode == "acs_stats" else f" ({mode[:-len('_stats')]})"
+                    stats.write(f"{prog['name']}{where}: {line}\n")
             stats.flush()
             if run["status"] != "ok" or any(r["error"] for r in rows.values()):
                 why = "; ".join([run["status"]] * (run["status"] != "ok") +
@@ -427,7 +438,7 @@ def main():
                 by_reason.setdefault(p[0], []).append(f"{m} {len(p)}/{sum(1 for x, _ in plan if x == m)}")
             failures.append(f"{prog['name']}: " + "; ".join(
                 f"{', '.join(ms)} runs: {why}" for why, ms in by_reason.items()))
-        summary = summarise(prog, mode_names, runs)
+        summary = summarise(prog, mode_names, runs, extra_modes=stats_modes(args))
         results += summary
         for r in summary:
             n = r["modes"].get("native", {}).get("median_ms")

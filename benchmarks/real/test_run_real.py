@@ -119,6 +119,28 @@ class RunRealTest(unittest.TestCase):
         base = ["native", "acs", "acs_disable", "extra"]
         self.assertEqual(order, base + base[::-1] + base + ["acs_stats"])
 
+    def test_stats_mode(self):
+        m = self.manifest('''
+            [[program]]
+            name = "fake"
+            suite = "fake-suite"
+            cmd = ["{python}", "PROG", "lines"]
+        ''')
+        p, out = self.run_runner(m, "--reps", "1", "--mode", "extra:FOO=1", "--stats-mode", "extra")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(os.path.join(out, "real_programs_runs.log")) as f:
+            order = [l.split()[2] for l in f if l.startswith("### ")]
+        self.assertEqual(order, ["native", "acs", "acs_disable", "extra", "acs_stats", "extra_stats"])
+        with open(os.path.join(out, "real_programs_stats.txt")) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines, ["fake: acs-stats: fake kernels=0", "fake (extra): acs-stats: fake kernels=0"])
+        modes = {(r["program"], r["mode"]): r for r in self.read_csv(out, "real_programs_modes.csv")}
+        self.assertEqual(modes[("alpha", "extra_stats")]["env"], "FOO=1 ACS_STATS=1")
+        # Only a preloaded mode that the command runs can have a stats pass.
+        p, _ = self.run_runner(m, "--reps", "1", "--stats-mode", "nosuch")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("--stats-mode nosuch", p.stdout + p.stderr)
+
     def test_mismatch_and_row_error(self):
         m = self.manifest('''
             [[program]]
