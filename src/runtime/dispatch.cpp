@@ -17,6 +17,7 @@
 #include "src/runtime/dispatch.hpp"
 
 #include <atomic>
+#include <chrono>
 
 #include "annotations/inferred/allocation_map.hpp"
 #include "src/support/config.hpp"
@@ -180,7 +181,14 @@ bool stream_busy(const driver::table& cuda, const stream_target& t) noexcept {
   if (!t.mode->needs_backlog() || cuda.cuStreamQuery_ == nullptr) return true;
   const bool busy = cuda.cuStreamQuery_(reinterpret_cast<CUstream>(t.stream.handle)) == CUDA_ERROR_NOT_READY;
   stats::count_probe(busy);
+  if (!busy && t.mode->times_probes() && t.mode->launch_bound()) stats::count_probe_launch_bound();
   return busy;
+}
+
+// Probed launches only (stream_mode::times_probes): a vDSO clock read, tens of nanoseconds.
+std::uint64_t now_ns() noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 }
 
 // Reused by every launch of a thread: steady state does not allocate.
@@ -229,9 +237,11 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     if (adapt && mode.first_launch() && !mode.starts_aside())
       redirected_streams().fetch_add(1, std::memory_order_acq_rel);
     bool probe = false;
+    std::uint64_t probe_entry = 0;  // where the probe times its launches (a launch-bound host)
     if (adapt && mode.mode() == stream_mode_kind::aside) {
       probe = mode.next_aside_launch() == stream_mode::aside_step::probe;
       if (!probe) return launch_aside(launch, r, *cuda, t, rt);
+      if (mode.times_probes()) probe_entry = now_ns();
     }
     ACS_STAGE(stream);
 
@@ -247,8 +257,12 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     const bool settled = plan_launch(r, footprint, /*may_wait=*/!probe);
     ACS_STAGE(footprint);
     // A provisional footprint says nothing about parallelism: the probe counts at a later launch.
-    if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t))))
-      return launch_aside(launch, r, *cuda, t, rt);
+    if (probe_entry != 0) mode.probe_began(probe_entry);
+    if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t)))) {
+      const int status = launch_aside(launch, r, *cuda, t, rt);
+      if (probe_entry != 0) mode.probe_ended(now_ns());
+      return status;
+    }
 
     // Only now the scheduler: a probe that does not redirect its stream needs none, so a program
     // in which acs finds no parallelism never pays for one (pool streams, events, threads).

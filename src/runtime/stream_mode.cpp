@@ -27,6 +27,7 @@ stream_mode_policy stream_mode_policy::from_settings() noexcept {
   stream_mode_policy p;
   p.start_aside = settings().step_aside && settings().start_aside;
   p.need_backlog = settings().probe_backlog;
+  p.launch_bound_counts = settings().graph && !settings().graph_pool;  // launch segments
   p.first_probe_after = settings().first_probe;
   return p;
 }
@@ -51,7 +52,34 @@ stream_mode::aside_step stream_mode::next_aside_launch() noexcept {
   first_probe_due_ = false;
   probe_found_ = 0;
   has_previous_ = false;  // the probe compares its own consecutive launches
+  probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;  // and times its own launches
   return aside_step::probe;
+}
+
+void stream_mode::probe_began(std::uint64_t entry_ns) noexcept {
+  lock_guard lock(locked_);
+  // The gap since the previous probed launch returned; 0 (unknown) when that one was not timed.
+  gap_ns_ = probe_exit_ != 0 && entry_ns > probe_exit_ ? entry_ns - probe_exit_ : 0;
+  probe_entry_ = entry_ns;
+  probe_exit_ = 0;
+}
+
+void stream_mode::probe_ended(std::uint64_t exit_ns) noexcept {
+  lock_guard lock(locked_);
+  last_inside_ns_ = probe_entry_ != 0 && exit_ns > probe_entry_ ? exit_ns - probe_entry_ : 0;
+  probe_entry_ = 0;
+  probe_exit_ = exit_ns;
+}
+
+bool stream_mode::launch_bound_locked() const noexcept {
+  // Per launch, so that one pause of the program (a sync, a read-back) costs the probe one
+  // launch, not the whole burst.
+  return last_inside_ns_ != 0 && gap_ns_ != 0 && gap_ns_ < last_inside_ns_;
+}
+
+bool stream_mode::launch_bound() noexcept {
+  lock_guard lock(locked_);
+  return launch_bound_locked();
 }
 
 bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
@@ -59,7 +87,9 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
   if (mode_.load(std::memory_order_relaxed) != stream_mode_kind::aside || probe_left_ == 0) return false;
   // The burst's first conflicts by definition. An independent launch onto an idle stream could
   // not have overlapped anything: it counts only where the policy does not ask for a backlog.
-  if (!conflicts_with_previous(footprint) && (stream_busy || !policy_.need_backlog)) ++probe_found_;
+  if (!conflicts_with_previous(footprint) &&
+      (stream_busy || !policy_.need_backlog || (policy_.launch_bound_counts && launch_bound_locked())))
+    ++probe_found_;
   --probe_left_;
   if (probe_found_ >= probe_needed_) {
     probe_left_ = 0;
@@ -95,6 +125,7 @@ void stream_mode::start() noexcept {
   has_previous_ = false;
   chained_ = 0;
   until_probe_ = probe_left_ = probe_found_ = 0;
+  probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;
   redirected_launches_ = 0;
   first_probe_due_ = false;
   if (policy_.start_aside) {

@@ -16,7 +16,12 @@
 // and, with `need_backlog` (ACS_PROBE_BACKLOG), its stream still had work pending when it came:
 // only then could it have overlapped anything. Where the GPU keeps up with the host (eager
 // PyTorch at batch 1 keeps it 90% idle), each kernel starts on an idle stream, overlap gains
-// nothing and the pool's host cost is pure loss. If `probe_independent` launches count, the
+// nothing and the pool's host cost is pure loss. With `launch_bound_counts` (graph replay on),
+// a launch onto an idle stream counts too where the host is launch-bound: the host's time
+// since the previous probed launch returned is shorter than that launch's time in the hook. Such a host is slow
+// because of the launches themselves, which graph replay amortises; a host busy between its
+// launches (PyTorch's operator dispatch) would only make its GPU wait for held segments. If
+// `probe_independent` launches count, the
 // stream is redirected again (after a fork: later pool kernels wait for what
 // ran on the stream meanwhile). A probe that finds nothing doubles the distance to the next one,
 // up to `max_probe_gap`, so a stream that never shows parallelism costs ever less; so does a
@@ -61,8 +66,10 @@ struct stream_mode_policy {
   unsigned first_probe_after = 0;
   unsigned first_probe_gap = 256;     // launches between stepping aside and the first probe
   unsigned max_probe_gap = 1u << 16;  // the gap doubles after each probe that finds nothing
-  // A probed launch counts only when its stream still had work pending (ACS_PROBE_BACKLOG).
+  // A probed launch counts only when its stream still had work pending (ACS_PROBE_BACKLOG)...
   bool need_backlog = false;
+  // ...or, with this (ACS_GRAPH=auto), while the probe finds the host launch-bound.
+  bool launch_bound_counts = false;
 
   /// @brief The runtime's policy: these defaults, and where streams start from ACS_START_ASIDE.
   static stream_mode_policy from_settings() noexcept;
@@ -96,6 +103,19 @@ class stream_mode {
   /// again, from this launch on; the mode is then `redirect` already.
   bool probed(const access_set& footprint, bool stream_busy = true);
 
+  /// @brief Whether probed launches are to be timed (probe_began, probe_ended): the policy asks
+  /// for a backlog and lets a launch-bound host count instead.
+  bool times_probes() const noexcept { return policy_.need_backlog && policy_.launch_bound_counts; }
+  /// @brief A probed launch entered acs's hook (steady-clock ns), before probed(): the host's
+  /// time since the previous probed launch returned counts as time between launches.
+  void probe_began(std::uint64_t entry_ns) noexcept;
+  /// @brief That launch went to its stream and returns now: its time inside the hook counts as
+  /// launch time.
+  void probe_ended(std::uint64_t exit_ns) noexcept;
+  /// @brief Whether the host is launch-bound at the current probed launch: the gap before it
+  /// (since the previous probed launch returned) is shorter than that launch's time in the hook.
+  bool launch_bound() noexcept;
+
   /// @brief The footprint of a redirected launch, before it is dispatched. Returns true when the
   /// stream steps aside, from this launch on; the mode is then `aside` already.
   bool redirected(const access_set& footprint);
@@ -124,6 +144,7 @@ class stream_mode {
   class lock_guard;
   // Whether `footprint` conflicts with the previous footprint seen, which it then replaces.
   bool conflicts_with_previous(const access_set& footprint);
+  bool launch_bound_locked() const noexcept;
 
   stream_mode_policy policy_;
   std::mutex launches_;
@@ -140,6 +161,10 @@ class stream_mode {
   unsigned probe_needed_ = 0;   // aside: how many the current probe must find
   std::uint64_t probe_gap_ = 0;
   bool first_probe_due_ = false;  // aside: the coming probe is the stream's first (start_aside)
+  // aside, times_probes(): the current probe's host times (steady-clock ns; 0: not measured)
+  std::uint64_t probe_entry_ = 0, probe_exit_ = 0;  // the timed launch's entry, the last one's return
+  std::uint64_t last_inside_ns_ = 0;  // the previous probed launch's time in the hook
+  std::uint64_t gap_ns_ = 0;          // from its return to this launch's entry
   std::uint64_t redirected_launches_ = 0;  // redirect: launches since the stream was redirected
 };
 

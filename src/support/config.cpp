@@ -188,7 +188,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.step_aside = p.boolean("ACS_STEP_ASIDE", true);
   c.start_aside = p.boolean("ACS_START_ASIDE", true);
   c.first_probe = p.integer("ACS_FIRST_PROBE", config::default_first_probe, 0, config::max_first_probe);
-  c.probe_backlog = p.boolean("ACS_PROBE_BACKLOG", !c.graph);
+  c.probe_backlog = p.boolean("ACS_PROBE_BACKLOG", true);
   // 0 by default: more hardware queues cost every process at context creation (on the H200 16
   // took ~200 ms more than CUDA's 8: conjugateGradient x0.73, simpleCooperativeGroups x0.61 of
   // native), whether or not acs finds any parallelism; wide DAGs gained little from them

@@ -46,8 +46,8 @@
 //                    default 64 (with ACS_START_ASIDE=1)
 //   ACS_PROBE_BACKLOG  1: a probe counts an independent launch only when its stream still
 //                    had work pending (where the GPU keeps up with the host, overlap gains
-//                    nothing)                              boolean, default 1 (0 with ACS_GRAPH=auto:
-//                    graphs amortise the host's launches, which is what such a stream needs)
+//                    nothing) or, with ACS_GRAPH=auto, while the host is launch-bound (graphs
+//                    amortise its launches: src/runtime/stream_mode.hpp)   boolean, default 1
 //   ACS_PDL          pass|reorder: launches allowing programmatic dependent launch (XLA's) pass
 //                    straight through, or are scheduled like others and issued without the
 //                    attribute on pool streams (interpose/hooks_launch.hpp), default pass: reorder

@@ -109,6 +109,7 @@ summary collect() noexcept {
   s.functions_no_ptx = c.functions_no_ptx.load(std::memory_order_relaxed);
   s.probes_busy = c.probes_busy.load(std::memory_order_relaxed);
   s.probes_idle = c.probes_idle.load(std::memory_order_relaxed);
+  s.probes_launch_bound = c.probes_launch_bound.load(std::memory_order_relaxed);
   if (const scheduler_source f = source.load(std::memory_order_acquire)) {
     try {
       f(s);
@@ -125,9 +126,9 @@ std::string format_machine(const summary& s) {
   ACS_SCHEDULER_STATS(ACS_STATS_FIELD)
 #undef ACS_STATS_FIELD
   out += fmt::format(" mean_occupancy={:.2f} devices={} functions_ptx={} functions_no_ptx={} probes_busy={}"
-                     " probes_idle={} passed={}",
+                     " probes_idle={} probes_launch_bound={} passed={}",
                      mean_occupancy(s), s.devices, s.functions_ptx, s.functions_no_ptx, s.probes_busy,
-                     s.probes_idle, total_passed(s));
+                     s.probes_idle, s.probes_launch_bound, total_passed(s));
   for (std::size_t i = 0; i < reason_count; ++i)
     out += fmt::format(" pass_{}={}", reason_name(static_cast<pass_reason>(i)), s.passed[i]);
   // Per device: what tells whether each device's kernels went to its own pool, and how they fared.
@@ -156,6 +157,10 @@ std::string format_human(const summary& s) {
     out += fmt::format("[acs] stats: {} of {} probed launches found their stream idle (the GPU kept up with the "
                        "host: such launches do not count as parallelism, ACS_PROBE_BACKLOG)\n",
                        s.probes_idle, s.probes_idle + s.probes_busy);
+  if (s.probes_launch_bound != 0)
+    out += fmt::format("[acs] stats: {} of them while the host was launch-bound (its launch calls took longer than "
+                       "its time between them): those count, since graph replay amortises the launches\n",
+                       s.probes_launch_bound);
   if (k.starved != 0)
     out += fmt::format("[acs] stats: {} kernels ran on their own stream: every pool stream of their priority held "
                        "another stream's unfinished work (streams stay apart)\n",

@@ -30,6 +30,7 @@ struct summary {
   std::uint64_t functions_no_ptx = 0;                // kernel functions read without usable PTX
   std::uint64_t probes_busy = 0;                     // probed launches whose stream had work pending
   std::uint64_t probes_idle = 0;                     // probed launches onto an idle stream
+  std::uint64_t probes_launch_bound = 0;             // of those, while the host was launch-bound
   unsigned devices = 0;                              // schedulers created
   std::vector<device_figures> per_device;            // by device ordinal, ascending
 };
@@ -46,6 +47,7 @@ struct counters {
   std::atomic<std::uint64_t> functions_no_ptx{0};
   std::atomic<std::uint64_t> probes_busy{0};
   std::atomic<std::uint64_t> probes_idle{0};
+  std::atomic<std::uint64_t> probes_launch_bound{0};
 };
 counters& global() noexcept;
 }  // namespace detail
@@ -74,6 +76,13 @@ inline void count_function(bool ptx) noexcept {
 inline void count_probe(bool busy) noexcept {
   if (detail::counting.load(std::memory_order_relaxed))
     (busy ? detail::global().probes_busy : detail::global().probes_idle).fetch_add(1, std::memory_order_relaxed);
+}
+
+/// @brief Counts a probed launch onto an idle stream that found the host launch-bound
+/// (stream_mode.hpp, ACS_GRAPH=auto; only while ACS_STATS=1).
+inline void count_probe_launch_bound() noexcept {
+  if (detail::counting.load(std::memory_order_relaxed))
+    detail::global().probes_launch_bound.fetch_add(1, std::memory_order_relaxed);
 }
 
 /// @brief Where the schedulers' counters come from (set by the runtime).

@@ -136,6 +136,35 @@ int chain_replay() {
   return failures == 0 ? 0 : 1;
 }
 
+// Launches of neighbours that do not conflict (four apart do), with the host busy `host_us`
+// between them (0: a tight loop, which only launches), a sync after each burst of 500.
+int launch_loop(int host_us) {
+  program p;
+  CUcontext context = nullptr;  // current, as a runtime program's: acs's thread reads layouts in it
+  expect(cuDevicePrimaryCtxRetain(&context, 0) == CUDA_SUCCESS && cuCtxSetCurrent(context) == CUDA_SUCCESS,
+         "the primary context");
+  constexpr int bursts = 8, burst = 500, setup = 100;
+  // Set-up first, as a program's is: past the first probe (ACS_FIRST_PROBE, 64), then time for
+  // acs's thread to read the kernel's layout (a probe does not wait for it: until then its
+  // launches count nothing).
+  int succeeded = 0;
+  for (int i = 0; i < setup; ++i) succeeded += p.launch(i) == CUDA_SUCCESS;
+  expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  for (int b = 0; b < bursts; ++b) {
+    for (int i = 0; i < burst; ++i) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(host_us);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      succeeded += p.launch(i) == CUDA_SUCCESS;
+    }
+    expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
+  }
+  expect(succeeded == bursts * burst + setup, "a launch failed");
+  expect(launches_run() == static_cast<std::uint64_t>(bursts * burst + setup), "a launch before the last sync had not run");
+  return failures == 0 ? 0 : 1;
+}
+
 int fault() {
   program p;
   for (int i = 0; i < 200; ++i) expect(p.launch(i) == CUDA_SUCCESS, "a launch before the fault failed");
@@ -263,7 +292,10 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "deferred_error_attribute") == 0) return attribute();
   if (std::strcmp(mode, "process_fork") == 0) return process_fork();
   if (std::strcmp(mode, "side_effects_cuda") == 0) return side_effects();
-  std::fprintf(stderr, "usage: fake_driver_app deferred_error_sticky|deferred_error_fault|deferred_error_attribute|"
-               "process_fork\n");
+  if (std::strcmp(mode, "launch_loop") == 0) return launch_loop(0);
+  if (std::strcmp(mode, "launch_loop_busy_host") == 0) return launch_loop(50);
+  std::fprintf(stderr, "usage: fake_driver_app deferred_error_sticky|deferred_error_sticky_chain|chain_replay|"
+               "deferred_error_fault|deferred_error_attribute|process_fork|side_effects_cuda|launch_loop|"
+               "launch_loop_busy_host\n");
   return 2;
 }

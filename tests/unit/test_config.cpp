@@ -333,10 +333,11 @@ TEST(config, graphs_replay_segments_of_launches_or_of_pool_calls) {
   EXPECT_FALSE(o.graph || o.graph_pool);
 }
 
-TEST(config, probes_need_a_backlog_unless_graphs_replay_or_told_otherwise) {
+// With graphs too: there a launch-bound host also counts (stream_mode.hpp), not every launch.
+TEST(config, probes_need_a_backlog_unless_told_otherwise) {
   EXPECT_TRUE(parse({}, nullptr).probe_backlog);
-  EXPECT_FALSE(parse({{"ACS_GRAPH", "auto"}}, nullptr).probe_backlog);
-  EXPECT_TRUE(parse({{"ACS_GRAPH", "auto"}, {"ACS_PROBE_BACKLOG", "1"}}, nullptr).probe_backlog);
+  EXPECT_TRUE(parse({{"ACS_GRAPH", "auto"}}, nullptr).probe_backlog);
+  EXPECT_FALSE(parse({{"ACS_GRAPH", "auto"}, {"ACS_PROBE_BACKLOG", "0"}}, nullptr).probe_backlog);
   EXPECT_FALSE(parse({{"ACS_PROBE_BACKLOG", "no"}}, nullptr).probe_backlog);
 }
 

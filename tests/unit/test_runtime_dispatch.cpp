@@ -1028,7 +1028,7 @@ TEST(runtime_stats, machine_line_has_every_key) {
   const std::string line = stats::format_machine(s);
   EXPECT_EQ(line.rfind("acs-stats: ", 0), 0u);
   for (const char* key : {"kernels_seen=10", "dispatched=7", "independent=", "dependency_waits=", "barriers=",
-                          "folds=", "mean_occupancy=2.00", "devices=1", "probes_busy=", "probes_idle=", "passed=3", "pass_capturing=3",
+                          "folds=", "mean_occupancy=2.00", "devices=1", "probes_busy=", "probes_idle=", "probes_launch_bound=", "passed=3", "pass_capturing=3",
                           "pass_disabled=0", "pass_foreign_context=0", "pass_internal_error=0"})
     EXPECT_NE(line.find(key), std::string::npos) << key << " in " << line;
   EXPECT_NE(stats::format_human(s).find("capturing 3"), std::string::npos);

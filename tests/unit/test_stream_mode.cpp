@@ -134,6 +134,75 @@ TEST(stream_mode_policy, with_need_backlog_only_launches_onto_a_busy_stream_coun
   EXPECT_EQ(launches, p.first_probe_independent + 1);
 }
 
+// [launch_bound] With graph replay, a launch onto an idle stream counts where the host's time
+// since the previous launch returned is shorter than that launch's time in the hook: such a host
+// is slow in its launches, which graphs amortise. A host busy between launches (operator
+// dispatch) stays aside, as does any host without the policy.
+namespace {
+// One probe burst on an idle stream, each launch `inside` ns in the hook and `between` ns apart
+// (`pause_after`: the gap after that launch is a second); returns the launches it took to
+// redirect the stream (0: never).
+unsigned idle_probe(stream_mode_policy p, std::uint64_t inside, std::uint64_t between, unsigned pause_after = ~0u) {
+  stream_mode mode(p);
+  std::uint64_t clock = 1000;
+  for (unsigned i = 0; i < p.first_probe_burst; ++i) {
+    if (mode.next_aside_launch() != stream_mode::aside_step::probe) return 0;
+    if (mode.times_probes()) mode.probe_began(clock);
+    if (mode.probed(writes_buffer(i % 2 ? 0x9000 : 0x1000), /*stream_busy=*/false)) return i + 1;
+    clock += inside;
+    if (mode.times_probes()) mode.probe_ended(clock);
+    clock += i + 1 == pause_after ? 1000000000 : between;
+  }
+  return 0;
+}
+}  // namespace
+
+TEST(stream_mode_policy, with_graphs_a_launch_bound_host_counts_on_an_idle_stream) {
+  stream_mode_policy p;
+  p.start_aside = true;
+  p.need_backlog = true;
+  p.launch_bound_counts = true;
+  // 4 us launches 0.2 us apart: the burst's first launch has no gap measured (nor a
+  // predecessor to be independent of), so the 2nd, 3rd and 4th count.
+  EXPECT_EQ(idle_probe(p, 4000, 200), 4u);
+  // A pause of a second after the 2nd launch (a sync, a read-back): only the 3rd does not count.
+  EXPECT_EQ(idle_probe(p, 4000, 200, 2), 5u);
+  // 4 us launches 12 us apart (PyTorch's dispatch between them): none counts.
+  EXPECT_EQ(idle_probe(p, 4000, 12000), 0u);
+  // Equal times are not launch-bound.
+  EXPECT_EQ(idle_probe(p, 4000, 4000), 0u);
+  // Without the policy, only a backlog counts.
+  p.launch_bound_counts = false;
+  EXPECT_FALSE(stream_mode(p).times_probes());
+  EXPECT_EQ(idle_probe(p, 4000, 200), 0u);
+}
+
+TEST(stream_mode_policy, a_probes_timing_starts_afresh_with_each_burst) {
+  stream_mode_policy p;
+  p.start_aside = true;
+  p.need_backlog = true;
+  p.launch_bound_counts = true;
+  stream_mode mode(p);
+  std::uint64_t clock = 1000;
+  // The first probe: launch-bound timings, but every launch conflicts with the one before.
+  for (unsigned i = 0; i < p.first_probe_burst; ++i) {
+    ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+    mode.probe_began(clock);
+    EXPECT_FALSE(mode.probed(writes_buffer(0x1000), false));
+    mode.probe_ended(clock += 4000);
+    clock += 100;
+  }
+  EXPECT_TRUE(mode.launch_bound());
+  while (mode.next_aside_launch() == stream_mode::aside_step::direct) {
+  }
+  // The next burst has timed nothing yet: not launch-bound until a gap is measured.
+  EXPECT_FALSE(mode.launch_bound());
+  mode.probe_began(clock += 1000000);  // a long gap since the last probe: not counted
+  EXPECT_FALSE(mode.probed(writes_buffer(0x1000), false));
+  mode.probe_ended(clock += 4000);
+  EXPECT_FALSE(mode.launch_bound());
+}
+
 TEST(stream_mode_policy, a_new_streams_first_probe_may_wait_for_its_first_launches) {
   stream_mode_policy p;
   p.start_aside = true;
