@@ -417,7 +417,8 @@ class dispatch_test : public testing::Test {
     return e != nullptr ? e->runtime.load() : nullptr;
   }
 
-  int last_status = -1;
+  // Atomic: the threads tests launch from several threads at once.
+  std::atomic<int> last_status{-1};
 };
 
 }  // namespace acs::runtime_fake
