@@ -17,16 +17,16 @@
 // only then could it have overlapped anything. Where the GPU keeps up with the host (eager
 // PyTorch at batch 1 keeps it 90% idle), each kernel starts on an idle stream, overlap gains
 // nothing and the pool's host cost is pure loss. With `launch_bound_counts` (graph replay on),
-// a launch onto an idle stream counts too where the host is launch-bound: the host's time
-// since the previous probed launch returned is shorter than that launch's time in the hook. Such a host is slow
-// because of the launches themselves, which graph replay amortises; a host busy between its
-// launches (PyTorch's operator dispatch) would only make its GPU wait for held segments. If
-// `probe_independent` launches count, the
-// stream is redirected again (after a fork: later pool kernels wait for what
-// ran on the stream meanwhile). A probe that finds nothing doubles the distance to the next one,
-// up to `max_probe_gap`, so a stream that never shows parallelism costs ever less; so does a
-// return to the pool that did not last (the stream stepped aside again within
-// `first_probe_gap` launches): a stream whose parallelism is only occasional does not shuttle.
+// a launch onto an idle stream counts too where the host is launch-bound: its time since the
+// previous probed launch returned is shorter than that launch's time in the hook. Such a host
+// is slow because of the launches themselves, which graph replay amortises; a host busy between
+// its launches (PyTorch's operator dispatch) would only make its GPU wait for held segments.
+// If `probe_independent` launches count, the stream is redirected again (after a fork: later
+// pool kernels wait for what ran on the stream meanwhile). A probe that finds nothing doubles
+// the distance to the next one, up to `max_probe_gap`, so a stream that never shows parallelism
+// costs ever less; so does a return to the pool that did not last (the stream stepped aside
+// again within `first_probe_gap` launches): a stream whose parallelism is only occasional does
+// not shuttle.
 //
 // A new stream's first probe may come only after `first_probe_after` launches: until then they
 // go straight to the stream, as every launch of a stepped-aside stream does.

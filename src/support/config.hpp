@@ -34,7 +34,7 @@
 //   ACS_GRAPH_ASIDE  1: with ACS_GRAPH=auto, the streams acs stepped aside from are replayed
 //                    too: their recurring segments as chain graphs, on the stream itself
 //                    (scheduler/segment_replay.hpp)     boolean, default 0: on the H200 it
-//                    slowed real programs (PyTorch at batch 1 to x0.44-0.88 of native)
+//                    slowed real programs (PyTorch at batch 1 to x0.44-1.00 of native)
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
