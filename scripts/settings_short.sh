@@ -20,7 +20,7 @@ for setting in "$@"; do
     common=("$@" --variants serial --reps 5 --cycles-per-us "$cycles")
     # shellcheck disable=SC2086  # the setting is a list of VAR=VALUE words
     ms=$(env $setting LD_PRELOAD="$lib" ACS_INFER=alloc timeout 60 "$bin/acs_bench_$program" "${common[@]}" 2>&1 |
-      awk '/ serial .*median/ {print $5}')
+      awk '/ serial .*median/ {for (i = 1; i < NF; ++i) if ($i == "median") {print $(i + 1); exit}}')
     # shellcheck disable=SC2086
     counters=$(env $setting LD_PRELOAD="$lib" ACS_INFER=alloc ACS_STATS=1 timeout 60 "$bin/acs_bench_$program" \
       "${common[@]}" 2>&1 | grep -E '^acs-stats:' | tr ' ' '\n' |

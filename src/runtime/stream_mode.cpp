@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "src/support/config.hpp"
+#include "src/support/log.hpp"
 
 namespace acs {
 
@@ -83,40 +84,61 @@ bool stream_mode::launch_bound() noexcept {
 }
 
 bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
-  lock_guard lock(locked_);
-  if (mode_.load(std::memory_order_relaxed) != stream_mode_kind::aside || probe_left_ == 0) return false;
-  // The burst's first conflicts by definition. An independent launch onto an idle stream could
-  // not have overlapped anything: it counts only where the policy does not ask for a backlog.
-  if (!conflicts_with_previous(footprint) &&
-      (stream_busy || !policy_.need_backlog || (policy_.launch_bound_counts && launch_bound_locked())))
-    ++probe_found_;
-  --probe_left_;
-  if (probe_found_ >= probe_needed_) {
-    probe_left_ = 0;
-    chained_ = 0;
-    redirected_launches_ = 0;
-    mode_.store(stream_mode_kind::redirect, std::memory_order_release);
-    return true;
+  probe_outcome outcome;
+  {
+    lock_guard lock(locked_);
+    if (mode_.load(std::memory_order_relaxed) != stream_mode_kind::aside || probe_left_ == 0) return false;
+    // The burst's first conflicts by definition. An independent launch onto an idle stream could
+    // not have overlapped anything: it counts only where the policy does not ask for a backlog.
+    if (!conflicts_with_previous(footprint) &&
+        (stream_busy || !policy_.need_backlog || (policy_.launch_bound_counts && launch_bound_locked())))
+      ++probe_found_;
+    --probe_left_;
+    if (probe_found_ >= probe_needed_) {
+      probe_left_ = 0;
+      chained_ = 0;
+      redirected_launches_ = 0;
+      mode_.store(stream_mode_kind::redirect, std::memory_order_release);
+      outcome = {true, true, probe_found_, probe_needed_, 0};
+    } else if (probe_left_ == 0) {
+      probe_gap_ = std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap);
+      until_probe_ = probe_gap_;
+      outcome = {true, false, probe_found_, probe_needed_, probe_gap_};
+    }
   }
-  if (probe_left_ == 0) {
-    probe_gap_ = std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap);
-    until_probe_ = probe_gap_;
+  // Printed outside the spin lock, and only when a probe ends (ACS_LOG_LEVEL=debug).
+  if (outcome.ended) {
+    if (outcome.redirects)
+      log::debug("stream {}: a probe found {} independent launches: redirected to the pool", fmt::ptr(this),
+                 outcome.found);
+    else
+      log::debug("stream {}: a probe found {} of the {} independent launches it needs: stays aside, next probe "
+                 "in {} launches",
+                 fmt::ptr(this), outcome.found, outcome.needed, outcome.next_probe);
   }
-  return false;
+  return outcome.redirects;
 }
 
 bool stream_mode::redirected(const access_set& footprint) {
-  lock_guard lock(locked_);
-  if (mode_.load(std::memory_order_relaxed) != stream_mode_kind::redirect) return false;
-  chained_ = conflicts_with_previous(footprint) ? chained_ + 1 : 0;
-  ++redirected_launches_;
-  if (chained_ < policy_.chain_to_step_aside) return false;
-  // A stay on the pool that did not last: probe it less often than last time.
-  const bool brief = probe_gap_ != 0 && redirected_launches_ < policy_.first_probe_gap;
-  probe_gap_ = brief ? std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap) : policy_.first_probe_gap;
-  until_probe_ = probe_gap_;
-  probe_left_ = 0;
-  mode_.store(stream_mode_kind::aside, std::memory_order_release);
+  std::uint64_t launches = 0, next_probe = 0;
+  {
+    lock_guard lock(locked_);
+    if (mode_.load(std::memory_order_relaxed) != stream_mode_kind::redirect) return false;
+    chained_ = conflicts_with_previous(footprint) ? chained_ + 1 : 0;
+    ++redirected_launches_;
+    if (chained_ < policy_.chain_to_step_aside) return false;
+    // A stay on the pool that did not last: probe it less often than last time.
+    const bool brief = probe_gap_ != 0 && redirected_launches_ < policy_.first_probe_gap;
+    probe_gap_ = brief ? std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap) : policy_.first_probe_gap;
+    until_probe_ = probe_gap_;
+    probe_left_ = 0;
+    mode_.store(stream_mode_kind::aside, std::memory_order_release);
+    launches = redirected_launches_;
+    next_probe = probe_gap_;
+  }
+  log::debug("stream {}: {} launches in a row each conflicted with the one before (of {} since it was "
+             "redirected): steps aside, next probe in {} launches",
+             fmt::ptr(this), policy_.chain_to_step_aside, launches, next_probe);
   return true;
 }
 

@@ -142,6 +142,12 @@ class stream_mode {
   // The starting state (under locked_, or before the object is shared).
   void start() noexcept;
   class lock_guard;
+  // How a probed launch ended its probe, for the debug log printed outside the lock.
+  struct probe_outcome {
+    bool ended = false, redirects = false;
+    unsigned found = 0, needed = 0;
+    std::uint64_t next_probe = 0;
+  };
   // Whether `footprint` conflicts with the previous footprint seen, which it then replaces.
   bool conflicts_with_previous(const access_set& footprint);
   bool launch_bound_locked() const noexcept;
