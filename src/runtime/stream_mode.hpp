@@ -65,7 +65,11 @@ struct stream_mode_policy {
   // stream query, a layout read on acs's thread per launch), and could not repay a scheduler.
   unsigned first_probe_after = 0;
   unsigned first_probe_gap = 256;     // launches between stepping aside and the first probe
-  unsigned max_probe_gap = 1u << 16;  // the gap doubles after each probe that finds nothing
+  // The gap doubles after each probe that finds nothing, up to this: a stream that stepped aside
+  // in a serialised phase (a warm-up or profiling pass with a sync after every kernel) is found
+  // again within this many launches once its parallelism returns. A probe costs ~16 us (16
+  // footprints and stream queries), ~16 ns per launch at this gap, under 0.5% of a launch.
+  unsigned max_probe_gap = 1024;
   // A probed launch counts only when its stream still had work pending (ACS_PROBE_BACKLOG)...
   bool need_backlog = false;
   // ...or, with this (ACS_GRAPH=auto), while the probe finds the host launch-bound.

@@ -277,6 +277,30 @@ unsigned redirect_by_probe(stream_mode& mode, const stream_mode_policy& p) {
   return direct;
 }
 
+TEST(stream_mode_policy, parallelism_after_a_long_serial_phase_is_found_within_the_gap_limit) {
+  // A warm-up or profiling pass (a sync after every kernel) fails probe after probe; the gap
+  // stops doubling at max_probe_gap, so the loop that follows is probed again within it.
+  const stream_mode_policy p;
+  stream_mode mode(p);
+  ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
+  unsigned direct = 0;
+  for (int probe = 0; probe < 40; ++probe) {
+    direct = 0;
+    while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++direct;
+    for (unsigned i = 0; i < p.probe_burst; ++i) {
+      EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));
+      if (i + 1 < p.probe_burst) {
+        ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+      }
+    }
+  }
+  EXPECT_LE(direct, 1024u);
+  EXPECT_EQ(direct, p.max_probe_gap);
+  // Parallelism now: the next probe redirects the stream.
+  EXPECT_LE(redirect_by_probe(mode, p), 1024u);
+  EXPECT_EQ(mode.mode(), stream_mode_kind::redirect);
+}
+
 TEST(stream_mode_policy, a_redirected_stream_steps_aside_again_after_another_run) {
   stream_mode_policy p;
   p.first_probe_gap = 8;
