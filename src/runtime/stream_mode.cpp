@@ -51,7 +51,7 @@ stream_mode::aside_step stream_mode::next_aside_launch() noexcept {
   probe_left_ = first_probe_due_ ? std::max(policy_.first_probe_burst, 1u) : policy_.probe_burst;
   probe_needed_ = first_probe_due_ ? std::max(policy_.first_probe_independent, 1u) : policy_.probe_independent;
   first_probe_due_ = false;
-  probe_found_ = 0;
+  probe_found_ = probe_independent_ = probe_busy_ = 0;
   has_previous_ = false;  // the probe compares its own consecutive launches
   probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;  // and times its own launches
   return aside_step::probe;
@@ -90,31 +90,35 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
     if (mode_.load(std::memory_order_relaxed) != stream_mode_kind::aside || probe_left_ == 0) return false;
     // The burst's first conflicts by definition. An independent launch onto an idle stream could
     // not have overlapped anything: it counts only where the policy does not ask for a backlog.
-    if (!conflicts_with_previous(footprint) &&
+    const bool independent = !conflicts_with_previous(footprint);
+    if (independent &&
         (stream_busy || !policy_.need_backlog || (policy_.launch_bound_counts && launch_bound_locked())))
       ++probe_found_;
+    probe_independent_ += independent ? 1 : 0;
+    probe_busy_ += stream_busy ? 1 : 0;
     --probe_left_;
     if (probe_found_ >= probe_needed_) {
       probe_left_ = 0;
       chained_ = 0;
       redirected_launches_ = 0;
       mode_.store(stream_mode_kind::redirect, std::memory_order_release);
-      outcome = {true, true, probe_found_, probe_needed_, 0};
+      outcome = {true, true, probe_found_, probe_needed_, probe_independent_, probe_busy_, 0};
     } else if (probe_left_ == 0) {
       probe_gap_ = std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap);
       until_probe_ = probe_gap_;
-      outcome = {true, false, probe_found_, probe_needed_, probe_gap_};
+      outcome = {true, false, probe_found_, probe_needed_, probe_independent_, probe_busy_, probe_gap_};
     }
   }
   // Printed outside the spin lock, and only when a probe ends (ACS_LOG_LEVEL=debug).
   if (outcome.ended) {
     if (outcome.redirects)
-      log::debug("stream {}: a probe found {} independent launches: redirected to the pool", fmt::ptr(this),
-                 outcome.found);
+      log::debug("stream {}: a probe found {} independent launches (of its launches {} independent, {} onto a "
+                 "busy stream): redirected to the pool",
+                 fmt::ptr(this), outcome.found, outcome.independent, outcome.busy);
     else
-      log::debug("stream {}: a probe found {} of the {} independent launches it needs: stays aside, next probe "
-                 "in {} launches",
-                 fmt::ptr(this), outcome.found, outcome.needed, outcome.next_probe);
+      log::debug("stream {}: a probe found {} of the {} independent launches it needs (of its launches {} "
+                 "independent, {} onto a busy stream): stays aside, next probe in {} launches",
+                 fmt::ptr(this), outcome.found, outcome.needed, outcome.independent, outcome.busy, outcome.next_probe);
   }
   return outcome.redirects;
 }

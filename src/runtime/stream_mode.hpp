@@ -149,7 +149,7 @@ class stream_mode {
   // How a probed launch ended its probe, for the debug log printed outside the lock.
   struct probe_outcome {
     bool ended = false, redirects = false;
-    unsigned found = 0, needed = 0;
+    unsigned found = 0, needed = 0, independent = 0, busy = 0;
     std::uint64_t next_probe = 0;
   };
   // Whether `footprint` conflicts with the previous footprint seen, which it then replaces.
@@ -169,6 +169,7 @@ class stream_mode {
   unsigned probe_left_ = 0;     // aside: launches of the current probe still to compute
   unsigned probe_found_ = 0;    // aside: independent launches found by the current probe
   unsigned probe_needed_ = 0;   // aside: how many the current probe must find
+  unsigned probe_independent_ = 0, probe_busy_ = 0;  // aside: the current probe's launches, for the log
   std::uint64_t probe_gap_ = 0;
   bool first_probe_due_ = false;  // aside: the coming probe is the stream's first (start_aside)
   // aside, times_probes(): the current probe's host times (steady-clock ns; 0: not measured)
