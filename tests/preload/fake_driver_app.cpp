@@ -18,6 +18,9 @@
 //   side_effects_cuda         cuInit finds CUDA_DEVICE_MAX_CONNECTIONS as FAKE_EXPECT_CONNECTIONS says
 //                             under acs (unset by default and without acs):
 //                             with ACS_CONNECTIONS, acs sets it at the first CUDA call, before any context
+//   serial_phase_then_loop    20000 launches of a dependent chain with a sync every 64, then 3000
+//                             independent ones: every launch succeeds and runs (check_serial_phase.sh
+//                             checks that acs redirects the loop)
 //   process_fork              15 times: a burst of launches, then fork(); the child finds every
 //                             launch issued, passes its own launch straight through, calls exit()
 //                             and is gone within 5 s, printing nothing (ACS_STATS=1 is set)
@@ -165,6 +168,23 @@ int launch_loop(int host_us) {
   return failures == 0 ? 0 : 1;
 }
 
+// A long serialised phase (a dependent chain, a sync every 64 launches: a warm-up or profiling
+// pass), then a loop of launches each independent of the one before, one sync at its end.
+int serial_phase_then_loop() {
+  program p;
+  constexpr int serial = 20000, loop = 3000;
+  int succeeded = 0;
+  for (int i = 0; i < serial; ++i) {
+    succeeded += p.launch(0) == CUDA_SUCCESS;
+    if (i % 64 == 63) expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
+  }
+  for (int i = 0; i < loop; ++i) succeeded += p.launch(i) == CUDA_SUCCESS;
+  expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize after the loop");
+  expect(succeeded == serial + loop, "a launch failed");
+  expect(launches_run() == static_cast<std::uint64_t>(serial + loop), "a launch before the last sync had not run");
+  return failures == 0 ? 0 : 1;
+}
+
 int fault() {
   program p;
   for (int i = 0; i < 200; ++i) expect(p.launch(i) == CUDA_SUCCESS, "a launch before the fault failed");
@@ -294,8 +314,9 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "side_effects_cuda") == 0) return side_effects();
   if (std::strcmp(mode, "launch_loop") == 0) return launch_loop(0);
   if (std::strcmp(mode, "launch_loop_busy_host") == 0) return launch_loop(50);
+  if (std::strcmp(mode, "serial_phase_then_loop") == 0) return serial_phase_then_loop();
   std::fprintf(stderr, "usage: fake_driver_app deferred_error_sticky|deferred_error_sticky_chain|chain_replay|"
                "deferred_error_fault|deferred_error_attribute|process_fork|side_effects_cuda|launch_loop|"
-               "launch_loop_busy_host\n");
+               "launch_loop_busy_host|serial_phase_then_loop\n");
   return 2;
 }
