@@ -104,7 +104,8 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
       mode_.store(stream_mode_kind::redirect, std::memory_order_release);
       outcome = {true, true, probe_found_, probe_needed_, probe_independent_, probe_busy_, 0};
     } else if (probe_left_ == 0) {
-      probe_gap_ = std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap);
+      // Doubles up to max_probe_gap; a longer gap, left by returns that did not last, stays.
+      probe_gap_ = std::max<std::uint64_t>(probe_gap_, std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap));
       until_probe_ = probe_gap_;
       outcome = {true, false, probe_found_, probe_needed_, probe_independent_, probe_busy_, probe_gap_};
     }
@@ -133,7 +134,7 @@ bool stream_mode::redirected(const access_set& footprint) {
     if (chained_ < policy_.chain_to_step_aside) return false;
     // A stay on the pool that did not last: probe it less often than last time.
     const bool brief = probe_gap_ != 0 && redirected_launches_ < policy_.first_probe_gap;
-    probe_gap_ = brief ? std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap) : policy_.first_probe_gap;
+    probe_gap_ = brief ? std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_return_gap) : policy_.first_probe_gap;
     until_probe_ = probe_gap_;
     probe_left_ = 0;
     mode_.store(stream_mode_kind::aside, std::memory_order_release);

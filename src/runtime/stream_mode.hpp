@@ -70,6 +70,10 @@ struct stream_mode_policy {
   // again within this many launches once its parallelism returns. A probe costs ~16 us (16
   // footprints and stream queries), ~16 ns per launch at this gap, under 0.5% of a launch.
   unsigned max_probe_gap = 1024;
+  // A return to the pool that did not last doubles the gap up to this instead: each such return
+  // costs a fork, a join and 32 launches on the pool, so a stream whose parallelism is only
+  // occasional must not shuttle every max_probe_gap launches. Failed probes keep a gap this long.
+  unsigned max_return_gap = 1u << 16;
   // A probed launch counts only when its stream still had work pending (ACS_PROBE_BACKLOG)...
   bool need_backlog = false;
   // ...or, with this (ACS_GRAPH=auto), while the probe finds the host launch-bound.

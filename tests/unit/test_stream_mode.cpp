@@ -324,6 +324,36 @@ TEST(stream_mode_policy, returns_to_the_pool_that_do_not_last_are_probed_ever_le
   EXPECT_EQ(gaps, (std::vector<unsigned>{64, 128, 256, 512}));
 }
 
+TEST(stream_mode_policy, returns_that_do_not_last_lengthen_the_gap_past_the_probe_limit) {
+  // Each return costs a fork, a join and launches on the pool: their gap grows past
+  // max_probe_gap (up to max_return_gap), and a failed probe after them does not shorten it.
+  stream_mode_policy p;
+  p.first_probe_gap = 64;
+  p.max_probe_gap = 128;
+  p.max_return_gap = 1024;
+  stream_mode mode(p);
+  ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
+  std::vector<unsigned> gaps;
+  for (int i = 0; i < 6; ++i) {
+    gaps.push_back(redirect_by_probe(mode, p));
+    ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
+  }
+  EXPECT_EQ(gaps, (std::vector<unsigned>{64, 128, 256, 512, 1024, 1024}));
+  // A probe that finds nothing now keeps the gap of 1024.
+  unsigned direct = 0;
+  while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++direct;
+  EXPECT_EQ(direct, 1024u);
+  for (unsigned i = 0; i < p.probe_burst; ++i) {
+    EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));
+    if (i + 1 < p.probe_burst) {
+      ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+    }
+  }
+  direct = 0;
+  while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++direct;
+  EXPECT_EQ(direct, 1024u);
+}
+
 // Several threads feeding one stream a chain (one buffer): it steps aside, and stays aside
 // through its probes. Run under TSan by CI (label threads is not needed: the unit label is).
 TEST(stream_mode_policy, threads_sharing_a_stream_step_it_aside_together) {
