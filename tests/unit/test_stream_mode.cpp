@@ -277,6 +277,20 @@ unsigned redirect_by_probe(stream_mode& mode, const stream_mode_policy& p) {
   return direct;
 }
 
+// Runs the direct launches up to the next probe and a whole burst that finds nothing (every
+// launch the same buffer); returns the direct launches before it.
+unsigned fail_probe(stream_mode& mode, const stream_mode_policy& p) {
+  unsigned direct = 0;
+  while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++direct;
+  for (unsigned i = 0; i < p.probe_burst; ++i) {
+    EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));
+    if (i + 1 < p.probe_burst) {
+      EXPECT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+    }
+  }
+  return direct;
+}
+
 TEST(stream_mode_policy, parallelism_after_a_long_serial_phase_is_found_within_the_gap_limit) {
   // A warm-up or profiling pass (a sync after every kernel) fails probe after probe; the gap
   // stops doubling at max_probe_gap, so the loop that follows is probed again within it.
@@ -284,16 +298,7 @@ TEST(stream_mode_policy, parallelism_after_a_long_serial_phase_is_found_within_t
   stream_mode mode(p);
   ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
   unsigned direct = 0;
-  for (int probe = 0; probe < 40; ++probe) {
-    direct = 0;
-    while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++direct;
-    for (unsigned i = 0; i < p.probe_burst; ++i) {
-      EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));
-      if (i + 1 < p.probe_burst) {
-        ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
-      }
-    }
-  }
+  for (int probe = 0; probe < 40; ++probe) direct = fail_probe(mode, p);
   EXPECT_LE(direct, 1024u);
   EXPECT_EQ(direct, p.max_probe_gap);
   // Parallelism now: the next probe redirects the stream.
@@ -340,16 +345,8 @@ TEST(stream_mode_policy, returns_that_do_not_last_lengthen_the_gap_past_the_prob
   }
   EXPECT_EQ(gaps, (std::vector<unsigned>{64, 128, 256, 512, 1024, 1024}));
   // A probe that finds nothing now keeps the gap of 1024.
+  EXPECT_EQ(fail_probe(mode, p), 1024u);
   unsigned direct = 0;
-  while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++direct;
-  EXPECT_EQ(direct, 1024u);
-  for (unsigned i = 0; i < p.probe_burst; ++i) {
-    EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));
-    if (i + 1 < p.probe_burst) {
-      ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
-    }
-  }
-  direct = 0;
   while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++direct;
   EXPECT_EQ(direct, 1024u);
 }
