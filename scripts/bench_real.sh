@@ -24,7 +24,8 @@
 # Environment: ACS_LIB=/path/libacs.so uses that library instead of building one;
 # ACS_BENCH_JOBS build parallelism (default 16); ACS_REAL_HARD seconds after which no run
 # goes on (default 570: one device command's limit, less what came before it); ACS_REAL_BIN the built cuda-samples
-# (default .real-src/bin); ACS_* settings reach the preloaded runs. Needs .deps (or Debian's
+# (default .real-src/bin); ACS_REAL_CPUS (e.g. 2-7, default unpinned) runs every program, in
+# every mode, on those CPUs only (run_real.py --cpus); ACS_* settings reach the preloaded runs. Needs .deps (or Debian's
 # fmt) to build, .real-warp (benchmarks/real/fetch_warp.sh) for Warp and the built
 # cuda-samples; what is missing is reported, not skipped silently.
 # Exit status: 0 when every run succeeded with identical outputs, or without a GPU; else 1.
@@ -47,7 +48,7 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift ;;
     --budget) budget=$2; shift ;;
     --no-warmup) warmup=0 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "bench_real.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift

@@ -65,8 +65,21 @@ def load_programs(paths, bin_dir, python):
 
 # ---------------------------------------------------------------- one run
 
-def run_once(prog, mode_env, timeout):
-    """Runs the program once; returns a dict with rc, status, wall_ms, stdout, stderr."""
+def parse_cpus(text):
+    """'2-7,9' -> {2, 3, 4, 5, 6, 7, 9}; '' -> None (no pinning)."""
+    cpus = set()
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()) or (hi and int(hi) < int(lo)):
+            raise SystemExit(f"run_real.py: --cpus {text!r}: expected a list such as 2-7,9")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus or None
+
+
+def run_once(prog, mode_env, timeout, cpus=None):
+    """Runs the program once; returns a dict with rc, status, wall_ms, stdout, stderr. With cpus,
+    the program runs on those CPUs only, every mode alike: a host-bound program (PyTorch at batch 1)
+    otherwise varies up to 2x between processes with where the scheduler puts it."""
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     env.update(prog["env"])
     env.update(mode_env)
@@ -77,7 +90,8 @@ def run_once(prog, mode_env, timeout):
     try:
         proc = subprocess.Popen(prog["cmd"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, start_new_session=True,
-                                cwd=prog.get("cwd") or None)
+                                cwd=prog.get("cwd") or None,
+                                preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
     except OSError as e:
         return {"rc": None, "status": f"cannot start: {e}", "wall_ms": None, "stdout": "", "stderr": ""}
     try:
@@ -364,7 +378,12 @@ def main():
                     help="one more ACS_STATS=1 pass, under this preloaded mode's settings (repeatable)")
     ap.add_argument("--allow-no-gpu", action="store_true", help="run even without a GPU (tests)")
     ap.add_argument("--meta", default="", help="text for the table's heading")
+    ap.add_argument("--cpus", default=os.environ.get("ACS_REAL_CPUS", ""),
+                    help="run every program on these CPUs only, e.g. 2-7 (default: $ACS_REAL_CPUS, else unpinned)")
     args = ap.parse_args()
+    cpus = parse_cpus(args.cpus)
+    if cpus and not cpus <= os.sched_getaffinity(0):
+        raise SystemExit(f"run_real.py: --cpus {args.cpus}: not all of them are available to this process")
     t_start = time.monotonic()
 
     gpu = have_gpu()
@@ -413,7 +432,7 @@ def main():
             if left is not None and left < 1:
                 run = {"rc": None, "status": "not run (hard deadline)", "wall_ms": None, "stdout": "", "stderr": ""}
             else:
-                run = run_once(prog, env, timeout if left is None else min(timeout, left))
+                run = run_once(prog, env, timeout if left is None else min(timeout, left), cpus)
             rows = results_of(prog, run)
             runs.append((mode, run, rows))
             log.write(f"### {prog['name']} {mode} rep {rep}: {run['status']}, {fmt(run['wall_ms'], 0)} ms wall\n"
@@ -454,6 +473,8 @@ def main():
         described.append(f"{m} ({env or ('no preload' if m == 'native' else 'preload')})")
     reps_text = f"{args.reps} reps" if args.reps else "reps as in the manifests (default 3)"
     meta += f"; {reps_text}; modes: {', '.join(described)}"
+    if cpus:
+        meta += f"; every run pinned to CPUs {args.cpus}"
     md = write_outputs(args.out, results, mode_names, mode_envs, meta, failures, skipped)
     log.close()
     stats.close()

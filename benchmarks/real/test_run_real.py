@@ -35,6 +35,9 @@ FAKE_PROGRAM = textwrap.dedent(r'''
         time.sleep(60)
     elif kind == "varies":
         print(time.time_ns())
+    elif kind == "affinity":
+        cpus = sorted(os.sched_getaffinity(0))
+        print(f"real-result: name=pinned ms=1.0 sha256={'-'.join(map(str, cpus))}")
     elif kind == "fail_preloaded":
         sys.exit(3 if preloaded else 0)
 ''')
@@ -118,6 +121,27 @@ class RunRealTest(unittest.TestCase):
             order = [l.split()[2] for l in f if l.startswith("### ")]
         base = ["native", "acs", "acs_disable", "extra"]
         self.assertEqual(order, base + base[::-1] + base + ["acs_stats"])
+
+    def test_cpus_pin_every_run(self):
+        m = self.manifest('''
+            [[program]]
+            name = "fake"
+            suite = "fake-suite"
+            cmd = ["{python}", "PROG", "affinity"]
+        ''')
+        first = min(os.sched_getaffinity(0))
+        p, out = self.run_runner(m, "--reps", "1", "--cpus", str(first))
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(os.path.join(out, "real_programs_runs.log")) as f:
+            log = f.read()
+        # Every mode's run saw only that CPU (the digest is the CPU list), and the heading says so.
+        self.assertEqual(log.count(f"sha256={first}\n"), 4, log)
+        with open(os.path.join(out, "real_programs.md")) as f:
+            self.assertIn(f"every run pinned to CPUs {first}", f.read())
+        # A malformed list is refused before anything runs.
+        p, _ = self.run_runner(m, "--reps", "1", "--cpus", "3-1")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("expected a list", p.stderr)
 
     def test_stats_mode(self):
         m = self.manifest('''
