@@ -6,6 +6,8 @@
 //   call_overhead [--calls N] [--reps R]     prints one "call=NAME ns=X" line per call
 #include <cuda_runtime.h>
 
+#include "cuda_check.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,15 +15,6 @@
 #include <cstring>
 #include <functional>
 #include <vector>
-
-#define CHECK(x)                                                                        \
-  do {                                                                                  \
-    const cudaError_t e_ = (x);                                                         \
-    if (e_ != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                     \
-    }                                                                                   \
-  } while (0)
 
 __global__ void empty_kernel() {}
 

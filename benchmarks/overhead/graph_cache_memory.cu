@@ -12,21 +12,14 @@
 // checksum of the buffers, which must not depend on the mode.
 #include <cuda_runtime.h>
 
+#include "cuda_check.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include <unistd.h>
-
-#define CHECK(x)                                                                             \
-  do {                                                                                       \
-    const cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));      \
-      std::exit(2);                                                                          \
-    }                                                                                        \
-  } while (0)
 
 namespace {
 

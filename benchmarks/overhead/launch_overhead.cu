@@ -12,21 +12,14 @@
 // Prints "host_us_per_launch=..." and "chain_ms=..." and a checksum of the buffer.
 #include <cuda_runtime.h>
 
+#include "cuda_check.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#define CHECK(x)                                                                             \
-  do {                                                                                       \
-    const cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));      \
-      std::exit(2);                                                                          \
-    }                                                                                        \
-  } while (0)
 
 __global__ void step(unsigned* x, unsigned salt) { x[threadIdx.x] = x[threadIdx.x] * 1664525u + salt; }
 
