@@ -24,7 +24,7 @@ struct scheduler_config {
   // Recurring segments of pool work replayed as graphs (graph_replay.hpp). Unmeasured: off.
   bool graphs = false;
   unsigned graph_after = 2;     // occurrences of a shape before it is built, 1..max_graph_after
-  unsigned graph_cache = 256;   // executables kept, 1..max_graph_cache
+  unsigned graph_cache = 64;    // executables kept, 1..max_graph_cache (~0.9 MB of GPU memory each)
   unsigned graph_idle_us = 50;  // idle flush, 1..max_graph_idle_us (0: none, for tests only)
   unsigned graph_kernels = 0;   // kernels a segment holds at most, 0..max_graph_kernels (0: the default)
   // With graphs: segments of the application's launches (segment_replay.hpp, ACS_GRAPH=auto),

@@ -26,7 +26,7 @@
 //                    graphs (scheduler/segment_replay.hpp); pool: the earlier design, segments
 //                    of the pool's calls (scheduler/graph_replay.hpp); default off
 //   ACS_GRAPH_AFTER  occurrences of a shape before it is built as a graph, 1..1000, default 2
-//   ACS_GRAPH_CACHE  graph executables kept per device (LRU), 1..4096, default 256
+//   ACS_GRAPH_CACHE  graph executables kept per device (LRU), 1..4096, default 64
 //   ACS_GRAPH_IDLE_US  buffered work is issued after a whole interval of this many µs without
 //                    a new call (so within twice it of the last), 1..100000, default 50
 //   ACS_GRAPH_KERNELS  kernels a segment holds at most, 0..4096, default 0: 64 with auto, no
@@ -109,7 +109,7 @@ struct config {
   struct graph_settings {
     unsigned after, cache, idle_us, kernels;
   };
-  static constexpr graph_settings default_graph{2, 256, 50, 0};
+  static constexpr graph_settings default_graph{2, 64, 50, 0};
   static constexpr graph_settings max_graph{scheduler_config::max_graph_after, scheduler_config::max_graph_cache,
                                             scheduler_config::max_graph_idle_us, scheduler_config::max_graph_kernels};
 

@@ -70,7 +70,7 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_EQ(c.issue_threads, 2u);
   EXPECT_FALSE(c.graph) << "graph replay is off until measured on a GPU";
   EXPECT_EQ(c.graph_after, 2u);
-  EXPECT_EQ(c.graph_cache, 256u);
+  EXPECT_EQ(c.graph_cache, 64u) << "each executable holds ~0.9 MB of GPU memory (docs/design.md)";
   EXPECT_EQ(c.graph_idle_us, 50u);
   EXPECT_EQ(c.graph_kernels, 0u);
   EXPECT_FALSE(c.graph_aside) << "replaying stepped-aside streams slowed real programs on the H200";
@@ -224,7 +224,7 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_NO_PTX", "0", "everything"}, rejected{"ACS_HOST_MAPPED", "unordered", "ordered"},
                     rejected{"ACS_HOST_MAPPED", "1", "ordered"}, rejected{"ACS_GRAPH", "on", "off"},
                     rejected{"ACS_GRAPH", "1", "off"}, rejected{"ACS_GRAPH_AFTER", "twice", "2"},
-                    rejected{"ACS_GRAPH_CACHE", "lots", "256"}, rejected{"ACS_GRAPH_IDLE_US", "50us", "50"},
+                    rejected{"ACS_GRAPH_CACHE", "lots", "64"}, rejected{"ACS_GRAPH_IDLE_US", "50us", "50"},
                     rejected{"ACS_GRAPH_KERNELS", "few", "0"}, rejected{"ACS_GRAPH_ASIDE", "chains", "0"}),
     case_name);
 
