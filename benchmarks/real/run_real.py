@@ -78,8 +78,8 @@ def parse_cpus(text):
 
 def run_once(prog, mode_env, timeout, cpus=None):
     """Runs the program once; returns a dict with rc, status, wall_ms, stdout, stderr. With cpus,
-    the program runs on those CPUs only, every mode alike: a host-bound program (PyTorch at batch 1)
-    otherwise varies up to 2x between processes with where the scheduler puts it."""
+    the program runs on those CPUs only, every mode alike, to rule out where the OS puts it as a
+    cause of the host-bound programs' spread (on the H200 machines it was not: README.md)."""
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     env.update(prog["env"])
     env.update(mode_env)
