@@ -33,8 +33,11 @@ for n in "${shapes[@]}"; do
   [ $rc -eq 0 ] || { echo "native run failed: $out" >&2; exit 1; }
   sum[$n]=$(field checksum "$out")
   for mode in off auto; do
-    out=$(LD_PRELOAD=$lib ACS_STEP_ASIDE=0 ACS_GRAPH=$mode ACS_STATS=1 "$bin" --shapes "$n" 2>&1) || status=1
-    kept[$n,$mode]=$(( $(field graphs_built "$out") - $(field graph_evictions "$out") ))
+    out=$(LD_PRELOAD=$lib ACS_STEP_ASIDE=0 ACS_GRAPH=$mode ACS_STATS=1 "$bin" --shapes "$n" 2>&1) ||
+      { status=1; echo "$out" >&2; }
+    built=$(field graphs_built "$out") evicted=$(field graph_evictions "$out")
+    [ -n "$built" ] || { status=1; echo "graph_cache_memory.sh: no acs-stats line (ACS_GRAPH=$mode, $n shapes)" >&2; }
+    kept[$n,$mode]=$(( ${built:-0} - ${evicted:-0} ))
   done
 done
 for ((r = 0; r < rounds; r++)); do
