@@ -109,6 +109,19 @@ std::vector<const void*> loaded_code::libraries() const {
   return handles;
 }
 
+std::vector<const void*> loaded_code::handles() const {
+  std::vector<std::pair<std::uint64_t, const void*>> found;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [handle, code] : images_) found.emplace_back(code.order, handle);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<const void*> out;
+  out.reserve(found.size());
+  for (const auto& f : found) out.push_back(f.second);
+  return out;
+}
+
 loaded_code::kernel_map loaded_code::analyse(const void* bytes, std::uint32_t cc) {
   kernel_map found;
   for (const std::string& text : ptx_texts(bytes, cc)) {

@@ -5,7 +5,7 @@
 // where it stays until that file is unloaded); the PTX is unpacked and analysed
 // the first time a kernel of that image needs it, or ahead of time on a thread of the
 // runtime's (analyse_ahead: a module's analysis can take milliseconds, which a first launch
-// should not wait for). A launch that needs an image being analysed ahead waits for it, so the
+// should not wait for; the runtime starts that only once some launch needs a footprint). A launch that needs an image being analysed ahead waits for it, so the
 // answer is the same either way.
 #include <condition_variable>
 #include <cstdint>
@@ -42,6 +42,9 @@ class loaded_code {
 
   /// @brief The recorded libraries, newest first.
   std::vector<const void*> libraries() const;
+
+  /// @brief Every recorded module and library, in load order.
+  std::vector<const void*> handles() const;
 
   /// @brief What kernel `name` of the code loaded as `handle` writes through, for a
   /// device of compute capability `cc` (major * 10 + minor); nullptr when unknown

@@ -275,7 +275,16 @@ bool layout_ready(CUfunction function) noexcept {
   return sources().layouts.cached(function) || !read_layout_ahead(function);
 }
 
-void read_code_ahead(const void* handle) noexcept {
+namespace {
+
+// Until some launch needs an inferred footprint, loaded code is only recorded: a program whose
+// streams never leave the stream path (fewer launches than ACS_FIRST_PROBE on each, or stepped
+// aside) never has its PTX read. On the H200 the analysis at load cost cuda-samples' mergeSort
+// (49 launches, lazily loaded kernels, all straight to their stream) 8% of its time: x0.92 of
+// native, x0.996 with ACS_PTX=0 (docs/results/runs/2026-12-03-ptx-deferred/).
+constinit std::atomic<bool> code_wanted{false};
+
+void analyse_on_background(const void* handle) noexcept {
   std::shared_ptr<void> ahead = count_ahead();
   if (ahead.use_count() == 0) return;
   background::post([handle, ahead] {
@@ -289,6 +298,25 @@ void read_code_ahead(const void* handle) noexcept {
     process_code().analyse_ahead(handle, static_cast<std::uint32_t>(major * 10 + minor));
   });
 }
+
+}  // namespace
+
+// The image is recorded before the flag is read (seq_cst), and code_needed sets the flag before it
+// lists the images: a load racing with the first footprint is analysed by one side or both (a
+// second analysis ahead does nothing).
+void read_code_ahead(const void* handle) noexcept {
+  if (code_wanted.load()) analyse_on_background(handle);
+}
+
+void code_needed() noexcept {
+  if (code_wanted.load(std::memory_order_relaxed) || code_wanted.exchange(true)) return;
+  try {
+    for (const void* handle : process_code().handles()) analyse_on_background(handle);
+  } catch (...) {  // out of memory: each launch that needs an image analyses it itself
+  }
+}
+
+void forget_code_needed_for_testing() noexcept { code_wanted.store(false); }
 
 void functions_unloaded() noexcept {
   try {

@@ -22,12 +22,20 @@ words_status pointer_arguments(CUfunction function, void* const* params, void* c
 /// @brief The cached layout of `function`, or nullptr when it cannot be read.
 const param_layout* layout_of(CUfunction function);
 
-/// @brief Code was loaded as `handle` (recorded in process_code()): its PTX is read on acs's
-/// background thread for the first device's compute capability, so that the first launch of its
-/// kernels does not wait for that (a module's analysis can take tens of milliseconds). A probe
-/// that comes sooner does not wait either (layout_ready, footprint.hpp); a launch for the pool
-/// waits for it; one on a device of another capability reads its own.
+/// @brief Code was loaded as `handle` (recorded in process_code()): once some launch has needed a
+/// footprint (code_needed), its PTX is read on acs's background thread for the first device's
+/// compute capability, so that the first launch of its kernels does not wait for that (a module's
+/// analysis can take tens of milliseconds). Before that, nothing is read. A probe that comes
+/// sooner does not wait either (layout_ready, footprint.hpp); a launch for the pool waits for it;
+/// one on a device of another capability reads its own.
 void read_code_ahead(const void* handle) noexcept;
+
+/// @brief A launch needs an inferred footprint: the first call reads every image loaded so far
+/// ahead (read_code_ahead), and later loads are read ahead as they come. One load after that.
+void code_needed() noexcept;
+
+/// @brief Tests only: as in a new process, no footprint has been needed yet.
+void forget_code_needed_for_testing() noexcept;
 
 /// @brief Whether `function`'s footprint can be inferred now without reading anything: its
 /// layout is cached. When it is not, its layout is read on acs's background thread (once per

@@ -41,6 +41,7 @@ bool plan_launch(const launch_request& request, declared::launch_footprint& out,
     touch_everything(access);
     return true;
   }
+  inference::code_needed();  // the PTX of the code loaded is read from now on (driver_inference.hpp)
   if (!may_wait && !inference::layout_ready(request.function)) {
     touch_everything(access);
     return false;

@@ -105,6 +105,20 @@ TEST(loaded_code, libraries_newest_first) {
   EXPECT_EQ(code.libraries(), (std::vector<const void*>{&module_b, &library_a}));
 }
 
+// What the runtime reads ahead once a footprint is needed: every recorded image, modules and
+// libraries, oldest first; an unloaded one is gone, and a cubin (no PTX) was never recorded.
+TEST(loaded_code, handles_are_every_recorded_image_in_load_order) {
+  loaded_code code;
+  const auto ptx = data_file("sm90.ptx");
+  static const int gone = 0;
+  code.loaded(&module_b, code_handle_kind::module, ptx.data());
+  code.loaded(&gone, code_handle_kind::module, ptx.data());
+  code.loaded(&library_a, code_handle_kind::library, ptx.data());
+  code.loaded(&module_a, code_handle_kind::module, ptx.data());
+  code.unloaded(&gone);
+  EXPECT_EQ(code.handles(), (std::vector<const void*>{&module_b, &library_a, &module_a}));
+}
+
 TEST(loaded_code, an_analysis_narrows_a_matching_layout_only) {
   kernel_writes w;
   w.name = axpy;

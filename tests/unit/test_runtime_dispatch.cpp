@@ -1010,6 +1010,32 @@ TEST_F(first_probe_test, a_short_program_is_never_probed) {
   EXPECT_EQ(runtime_of(ctx), nullptr);
 }
 
+// [code_needed] Loaded code is read only once some launch needs a footprint: a program whose
+// launches all go straight to their streams never pays for the PTX analysis (docs/design.md,
+// "acs's background thread"); from the first footprint on, what was loaded and what is loaded
+// later are read ahead on the background thread.
+TEST_F(first_probe_test, loaded_code_is_read_only_once_a_launch_needs_a_footprint) {
+  inference::forget_code_needed_for_testing();  // as in a new process
+  const auto [ctx, s, f, a, b, c, d] = make_scene();
+  static const int loaded_before = 0, loaded_after = 0;
+  {
+    background_hold hold;  // what is posted from here on stays pending until the release
+    code_loaded(&loaded_before, false, fake_kernel_ptx);
+    EXPECT_FALSE(inference::work_ahead_pending()) << "code was read at load, before any launch needed it";
+    for (unsigned i = 0; i < settings().first_probe; ++i) EXPECT_EQ(launch(s, f, i % 2 ? a : c, i % 2 ? b : d), s) << i;
+    EXPECT_FALSE(inference::work_ahead_pending()) << "launches that went straight to their stream had code read";
+    (void)launch(s, f, a, b);  // the first probe: its footprint is inferred
+    EXPECT_TRUE(inference::work_ahead_pending()) << "the first footprint did not have the loaded code read";
+  }
+  ASSERT_TRUE(analyses_done());
+  {
+    background_hold hold;
+    code_loaded(&loaded_after, false, fake_kernel_ptx);
+    EXPECT_TRUE(inference::work_ahead_pending()) << "code loaded after the first footprint was not read ahead";
+  }
+  ASSERT_TRUE(analyses_done());
+}
+
 TEST_F(first_probe_test, parallelism_after_the_first_launches_is_found_by_the_first_probe) {
   const auto [ctx, s, f, a, b, c, d] = make_scene();
   unsigned n = 0;
