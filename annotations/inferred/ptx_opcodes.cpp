@@ -4,8 +4,12 @@
 
 namespace acs::inference::ptx {
 
+// The tables are never destroyed: acs's background thread may be analysing PTX while the process
+// exits (src/runtime/background.hpp), after static destructors have run. Seen on the H200:
+// cuda-samples' reduction crashed at exit (SIGSEGV) in 1 run of 3 once the analysis began at the
+// first probe rather than at load.
 std::uint32_t type_bytes(std::string_view t) noexcept {
-  static const std::unordered_map<std::string_view, std::uint32_t> sizes{
+  static const auto& sizes = *new const std::unordered_map<std::string_view, std::uint32_t>{
       {"b8", 1},     {"u8", 1},     {"s8", 1},     {"b16", 2},    {"u16", 2},     {"s16", 2},
       {"f16", 2},    {"bf16", 2},   {"b32", 4},    {"u32", 4},    {"s32", 4},     {"f32", 4},
       {"f16x2", 4},  {"bf16x2", 4}, {"tf32", 4},   {"b64", 8},    {"u64", 8},     {"s64", 8},
@@ -80,8 +84,8 @@ bool may_be_wide(std::string_view op) {
 }
 
 op_class classify(std::string_view op) {
-  static const std::unordered_map<std::string_view, op_class> classes = [] {
-    std::unordered_map<std::string_view, op_class> m;
+  static const auto& classes = *[] {
+    auto* const m = new std::unordered_map<std::string_view, op_class>;
     for (std::string_view s :
          {"mov",     "add",       "sub",      "mul",      "mad",      "mul24",    "mad24",    "sad",
           "div",     "rem",       "abs",      "neg",      "min",      "max",      "popc",     "clz",
@@ -95,16 +99,16 @@ op_class classify(std::string_view op) {
           "vabsdiff", "vmin",     "vmax",     "vshl",     "vshr",     "vmad",     "vset",     "vadd2",
           "vsub2",   "vavrg2",    "vabsdiff2", "vmin2",   "vmax2",    "vset2",    "vadd4",    "vsub4",
           "vavrg4",  "vabsdiff4", "vmin4",    "vmax4",    "vset4"})
-      m.emplace(s, op_class::data);
+      m->emplace(s, op_class::data);
     for (std::string_view s : {"bra", "brx", "ret", "exit", "trap", "brkpt", "membar", "fence", "nanosleep",
                                "pmevent", "griddepcontrol", "setmaxnreg", "applypriority", "stackrestore"})
-      m.emplace(s, op_class::control);
+      m->emplace(s, op_class::control);
     for (std::string_view s : {"ld", "ldu", "ldmatrix", "tex", "tld4", "txq", "suld", "suq", "prefetch", "prefetchu"})
-      m.emplace(s, op_class::load);
+      m->emplace(s, op_class::load);
     for (std::string_view s : {"st", "stmatrix", "atom", "red", "sust", "sured", "mbarrier", "discard", "tensormap"})
-      m.emplace(s, op_class::store);
-    m.emplace("cp", op_class::copy);
-    m.emplace("call", op_class::call);
+      m->emplace(s, op_class::store);
+    m->emplace("cp", op_class::copy);
+    m->emplace("call", op_class::call);
     return m;
   }();
   const std::string_view base = base_of(op);
