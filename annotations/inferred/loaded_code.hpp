@@ -5,8 +5,9 @@
 // where it stays until that file is unloaded); the PTX is unpacked and analysed
 // the first time a kernel of that image needs it, or ahead of time on a thread of the
 // runtime's (analyse_ahead: a module's analysis can take milliseconds, which a first launch
-// should not wait for; the runtime starts that only once some launch needs a footprint). A launch that needs an image being analysed ahead waits for it, so the
-// answer is the same either way.
+// should not wait for; the runtime starts that only once some launch needs a footprint). A
+// launch that needs an image being analysed ahead waits for it, so the answer is the same
+// either way.
 #include <condition_variable>
 #include <cstdint>
 #include <memory>

@@ -106,7 +106,7 @@ TEST(loaded_code, libraries_newest_first) {
 }
 
 // What the runtime reads ahead once a footprint is needed: every recorded image, modules and
-// libraries, oldest first; an unloaded one is gone, and a cubin (no PTX) was never recorded.
+// libraries, oldest first; an unloaded one is gone.
 TEST(loaded_code, handles_are_every_recorded_image_in_load_order) {
   loaded_code code;
   const auto ptx = data_file("sm90.ptx");
