@@ -48,7 +48,8 @@ backend_status segment_replay::launch(const virtual_stream& s, const access_set&
 }
 
 backend_status segment_replay::launch_in_order(const virtual_stream& s, const void* kernel) {
-  static const access_set everything = access_set::everything();
+  // Never destroyed: a launch may come during exit, after static destructors.
+  static const access_set& everything = *new access_set(access_set::everything());
   return take(s, everything, kernel, 0, /*in_order=*/true);
 }
 

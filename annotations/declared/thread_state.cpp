@@ -12,11 +12,13 @@ namespace {
 // Scope groups are unique in the process; 0 means "no scope".
 std::atomic<std::uint64_t> next_group{1};
 
+// Never destroyed: a launch may come during exit, after static destructors (a program's own
+// atexit handler, a thread the program left running).
 const declaration& all_memory() noexcept {
-  static const declaration d = [] {
-    declaration all;
-    all.set.make_everything();
-    all.exact = true;
+  static const declaration& d = *[] {
+    auto* const all = new declaration;
+    all->set.make_everything();
+    all->exact = true;
     return all;
   }();
   return d;
