@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -631,6 +632,48 @@ TEST(ptx_texture_object, kernels_without_texture_instructions_and_queries_alone_
   ASSERT_EQ(query.size(), 1u);
   EXPECT_FALSE(query[0].uses_textures);
   EXPECT_FALSE(query[0].reads_indirect);
+}
+
+// acs's background thread may analyse PTX while the process exits (src/runtime/background.hpp):
+// whatever the analysis keeps in statics must outlive their destructors. An exit handler
+// registered before the first analysis runs after the destructors of what that analysis
+// constructed, and must get the same answer (seen on the H200 before the opcode tables were made
+// immortal: cuda-samples' reduction crashed at exit).
+struct exit_check {
+  std::string text;
+  std::vector<std::string> summary;  // of the analysis made before exit began
+};
+exit_check* at_exit = nullptr;  // never destroyed
+
+std::vector<std::string> summarise(const std::vector<kernel_writes>& all) {
+  std::vector<std::string> out;
+  for (const kernel_writes& k : all) {
+    std::string line = k.name;
+    for (const auto& [param, word] : k.written_words) line += " " + std::to_string(param) + ":" + std::to_string(word);
+    line += k.writes_globals ? " G" : "";
+    line += k.writes_indirect ? " W" : "";
+    line += k.reads_indirect ? " R" : "";
+    line += k.uses_textures ? " T" : "";
+    out.push_back(std::move(line));
+  }
+  return out;
+}
+
+void analyse_during_exit() {
+  const bool same = summarise(analyse_ptx(at_exit->text)) == at_exit->summary;
+  std::_Exit(same ? 0 : 3);
+}
+
+TEST(ptx_writes_exit, an_analysis_during_exit_gives_the_same_answer) {
+  at_exit = new exit_check{fixture("kernels.ptx"), {}};
+  EXPECT_EXIT(
+      {
+        std::atexit(analyse_during_exit);  // before the analysis constructs anything of its own
+        at_exit->summary = summarise(analyse_ptx(at_exit->text));
+        if (at_exit->summary.empty()) std::_Exit(2);
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
