@@ -12,13 +12,16 @@ Modes: native (no preload), acs (preload), acs_disable (preload, ACS_DISABLE=1),
 
 Writes into --out: real_programs.csv (program,suite,native_ms,acs_ms,speedup,identical),
 real_programs_modes.csv (every mode), real_programs_stats.txt (acs-stats: lines),
-real_programs.md (the table), real_programs_runs.log (each run's command and output tail).
+real_programs.md (the table), real_programs_runs.log (each run's command and output tail),
+real_programs.json (the results, for --merge: run_real.py --merge DIR... --out OUT makes one
+table from runs that each measured some of the programs, as --only picked them).
 Prints the table last. Exit status: 0 when every run succeeded and every digest matched
 (or without a GPU); 1 otherwise. Standard library only.
 """
 import argparse
 import csv
 import hashlib
+import json
 import math
 import os
 import re
@@ -201,7 +204,9 @@ def summarise(prog, mode_names, runs, verdict_if_none="failed", extra_modes=("ac
         suite = next((rows[name]["suite"] for _, _, rows in runs if name in rows), prog["suite"])
         per_mode = {}
         for mode in mode_names + list(extra_modes):
-            mine = [(run, rows.get(name)) for m, run, rows in runs if m == mode]
+            mine = [(run, rows.get(name)) for m, run, rows in runs if m == mode
+                    # an ACS_STATS=1 pass the hard deadline left out measures nothing: skipped, not failed
+                    and not (mode in extra_modes and run["status"].startswith("not run"))]
             if not mine:
                 continue
             problems = []
@@ -279,7 +284,46 @@ def write_outputs(out_dir, results, mode_names, mode_envs, meta, failures, skipp
     md = markdown(results, mode_names, meta, failures, skipped)
     with open(os.path.join(out_dir, "real_programs.md"), "w") as f:
         f.write(md)
+    with open(os.path.join(out_dir, RESULTS_JSON), "w") as f:  # what --merge reads back
+        json.dump({"meta": meta, "mode_names": mode_names, "mode_envs": mode_envs, "results": results,
+                   "failures": failures, "skipped": skipped}, f, indent=1)
     return md
+
+
+RESULTS_JSON = "real_programs.json"
+
+
+def merge_outputs(dirs, out_dir):
+    """One table from several runs' outputs (one device command is too short for every program):
+    each DIR's real_programs.json; a program measured in several takes the last DIR's rows.
+    Its stats files are concatenated; the runs' logs stay in their folders."""
+    runs = []
+    for d in dirs:
+        path = os.path.join(d, RESULTS_JSON)
+        if not os.path.isfile(path):
+            raise SystemExit(f"run_real.py --merge: {path} does not exist (a run of this version writes it)")
+        with open(path) as f:
+            runs.append(json.load(f))
+    latest = {}
+    for run in runs:
+        for r in run["results"]:
+            latest[r["process"]] = run
+    results, mode_names, mode_envs, failures, skipped = [], [], {}, [], []
+    for run in runs:
+        results += [r for r in run["results"] if latest[r["process"]] is run]
+        mode_names += [m for m in run["mode_names"] if m not in mode_names]
+        mode_envs = {**run["mode_envs"], **mode_envs}
+        mine = {r["process"] for r in run["results"] if latest[r["process"]] is run}
+        failures += [x for x in run["failures"] if x.split(":")[0] in mine or not x.split(":")[0] in latest]
+        skipped += [x for x in run["skipped"] if x.split(" ")[0].rstrip(":") in mine]
+    meta = "merged from " + " + ".join(f"[{run['meta']}]" for run in runs)
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "real_programs_stats.txt"), "w") as out:
+        for d in dirs:
+            stats = os.path.join(d, "real_programs_stats.txt")
+            if os.path.isfile(stats) and os.path.abspath(d) != os.path.abspath(out_dir):
+                out.write(open(stats).read())
+    return write_outputs(out_dir, results, mode_names, mode_envs, meta, failures, skipped)
 
 
 def markdown(results, mode_names, meta, failures, skipped):
@@ -358,7 +402,9 @@ def stats_modes(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("manifests", nargs="+", help="TOML manifests (benchmarks/real/*.toml)")
+    ap.add_argument("manifests", nargs="*", help="TOML manifests (benchmarks/real/*.toml)")
+    ap.add_argument("--merge", nargs="+", metavar="DIR",
+                    help="measure nothing: write --out's tables from these runs' --out folders")
     ap.add_argument("--lib", default=os.environ.get("ACS_LIB"), help="libacs.so (default: $ACS_LIB)")
     ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "docs", "results"))
     ap.add_argument("--reps", type=int, help="timed runs per mode, for every program (default: the "
@@ -381,6 +427,11 @@ def main():
     ap.add_argument("--cpus", default=os.environ.get("ACS_REAL_CPUS", ""),
                     help="run every program on these CPUs only, e.g. 2-7 (default: $ACS_REAL_CPUS, else unpinned)")
     args = ap.parse_args()
+    if args.merge:
+        print(merge_outputs(args.merge, args.out), end="")
+        return 0
+    if not args.manifests:
+        ap.error("a manifest is needed (or --merge)")
     cpus = parse_cpus(args.cpus)
     if cpus and not cpus <= os.sched_getaffinity(0):
         raise SystemExit(f"run_real.py: --cpus {args.cpus}: not all of them are available to this process")
@@ -445,7 +496,9 @@ def main():
                     where = "" if mode == "acs_stats" else f" ({mode[:-len('_stats')]})"
                     stats.write(f"{prog['name']}{where}: {line}\n")
             stats.flush()
-            if run["status"] != "ok" or any(r["error"] for r in rows.values()):
+            if mode in stats_modes(args) and run["status"].startswith("not run"):
+                skipped.append(f"{prog['name']}: its ACS_STATS=1 pass ({mode}) {run['status']}")
+            elif run["status"] != "ok" or any(r["error"] for r in rows.values()):
                 why = "; ".join([run["status"]] * (run["status"] != "ok") +
                                 [f"{n}: {r['error']}" for n, r in rows.items() if r["error"]])
                 tail = [l for l in run["stderr"].strip().splitlines() if not l.startswith("acs-stats:")]

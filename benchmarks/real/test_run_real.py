@@ -292,6 +292,61 @@ class RunRealTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertIn("1 programs", p.stdout)
 
+    def test_merge_takes_each_program_from_the_last_run_that_measured_it(self):
+        m = self.manifest('''
+            [[program]]
+            name = "first"
+            suite = "s"
+            cmd = ["{python}", "PROG", "lines"]
+            [[program]]
+            name = "second"
+            suite = "s2"
+            cmd = ["{python}", "PROG", "stdout"]
+            time = "regex"
+            time_regex = 'Time = (?P<t>[0-9.]+) s'
+            time_scale = 1000
+            digest = "stdout"
+            drop = ['Time =']
+        ''')
+        first, second, third = (os.path.join(self.tmp, f"merge-{i}") for i in range(3))
+        p, _ = self.run_runner(m, "--deadline", "0", "--out", first)  # both skipped
+        self.assertEqual(p.returncode, 1)
+        p, _ = self.run_runner(m, "--only", "^second$", "--out", second)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        p, _ = self.run_runner(m, "--only", "^first$", "--out", third)
+        merged = os.path.join(self.tmp, "merged")
+        p = subprocess.run([sys.executable, RUNNER, "--merge", first, second, third, "--out", merged],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        rows = {r["program"]: r for r in self.read_csv(merged)}
+        self.assertEqual(set(rows), {"alpha", "beta", "second"})
+        self.assertEqual(rows["second"]["speedup"], "0.500")
+        self.assertEqual(rows["alpha"]["identical"], "yes")
+        with open(os.path.join(merged, "real_programs.md")) as f:
+            md = f.read()
+        self.assertNotIn("SKIPPED", md)  # the first run's skips were measured later
+        self.assertIn("merged from", md)
+        with open(os.path.join(merged, "real_programs_stats.txt")) as f:
+            self.assertEqual(f.read().count("acs-stats: fake kernels=0"), 2)
+        p = subprocess.run([sys.executable, RUNNER, "--merge", self.tmp, "--out", merged],
+                           capture_output=True, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("real_programs.json", p.stderr)
+
+    def test_a_stats_pass_left_out_is_skipped_not_failed(self):
+        sys.path.insert(0, HERE)
+        import run_real
+        prog = {"name": "fake", "suite": "s", "time": "lines"}
+        row = {"fake": {"ms": 1.0, "digest": "d", "error": None, "suite": "s"}}
+        ok = {"status": "ok", "wall_ms": 5.0}
+        late = {"status": "not run (hard deadline)", "wall_ms": None}
+        runs = [("native", ok, row), ("acs", ok, row), ("acs_stats", late, {})]
+        [r] = run_real.summarise(prog, ["native", "acs"], runs)
+        self.assertEqual(r["identical"], "yes")
+        self.assertNotIn("acs_stats", r["modes"])
+        [r] = run_real.summarise(prog, ["native", "acs"], runs[:1] + [("acs", late, {})])
+        self.assertEqual(r["identical"], "failed")  # a timed run left out still fails the row
+
     def test_no_gpu_exits_zero(self):
         if shutil.which("nvidia-smi"):
             self.skipTest("this machine has nvidia-smi")
