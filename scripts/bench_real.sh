@@ -37,12 +37,13 @@ build=$root/build-real
 reps=''
 budget=330
 warmup=1
+only=''
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --out) out=$2; shift ;;
     --reps) reps=$2; shift ;;
-    --only) args+=(--only "$2"); shift ;;
+    --only) args+=(--only "$2"); only=$2; shift ;;
     --mode) args+=(--mode "$2"); shift ;;
     --stats-mode) args+=(--stats-mode "$2"); shift ;;
     --build) build=$2; shift ;;
@@ -94,17 +95,19 @@ fi
 [ -z "$tarball" ] && echo "== no .real-warp/warp-lang-*-cuda.tar.xz (benchmarks/real/fetch_warp.sh): Warp is reported missing"
 warm_pids=()
 warm() { echo "### warm-up: $*"; timeout 300 "$@" 2>&1 | tail -n 5; }
+# Only the programs --only picks are warmed (its regex is Python's, as run_real.py reads it).
+picked() { [ -z "$only" ] || "$py" -c 'import re, sys; sys.exit(not re.search(sys.argv[1], sys.argv[2]))' "$only" "$1"; }
 if [ "$warmup" = 1 ]; then
   (
-    warm "$py" -c 'import torch, torchvision, timm; x = torch.zeros(1, 1, 8, 8, device="cuda"); print(torch.nn.functional.conv2d(x, x[:, :, :3, :3]).sum().item())'
+    picked torch && warm "$py" -c 'import torch, torchvision, timm; x = torch.zeros(1, 1, 8, 8, device="cuda"); print(torch.nn.functional.conv2d(x, x[:, :, :3, :3]).sum().item())'
     jaxc=${TMPDIR:-/tmp}/acs-real-jax-cache  # the compiled steps, for both settings (programs.toml)
-    warm env XLA_PYTHON_CLIENT_PREALLOCATE=false XLA_FLAGS=--xla_gpu_enable_command_buffer= \
+    picked jax-nocmdbuf && warm env XLA_PYTHON_CLIENT_PREALLOCATE=false XLA_FLAGS=--xla_gpu_enable_command_buffer= \
       "$py" "$here/jax_physics.py" --quick --cache "$jaxc"
-    warm env XLA_PYTHON_CLIENT_PREALLOCATE=false "$py" "$here/jax_physics.py" --quick --cache "$jaxc"
-    warm "$py" "$here/cupy_program.py" --quick
+    picked jax-cmdbuf && warm env XLA_PYTHON_CLIENT_PREALLOCATE=false "$py" "$here/jax_physics.py" --quick --cache "$jaxc"
+    picked cupy && warm "$py" "$here/cupy_program.py" --quick
   ) >"$build/warm1.log" 2>&1 &
   warm_pids+=($!)
-  if [ -e "$warp/site/warp" ]; then  # the longest: NVRTC compiles warp.sim's kernels
+  if [ -e "$warp/site/warp" ] && picked warp; then  # the longest: NVRTC compiles warp.sim's kernels
     warm env PYTHONPATH="$warp/site" WARP_CACHE_PATH="$warp/cache" "$py" "$here/warp_sim.py" --warmup-only \
       >"$build/warm2.log" 2>&1 &
     warm_pids+=($!)
