@@ -103,8 +103,10 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
       redirected_launches_ = 0;
       mode_.store(stream_mode_kind::redirect, std::memory_order_release);
       outcome = {true, true, probe_found_, probe_needed_, probe_independent_, probe_busy_, 0};
-    } else if (probe_left_ == 0) {
+    } else if (probe_left_ == 0 || probe_found_ + probe_left_ < probe_needed_) {
+      // Found too few, or cannot find enough in the launches left: each costs a footprint.
       // Doubles up to max_probe_gap; a longer gap, left by returns that did not last, stays.
+      probe_left_ = 0;
       probe_gap_ = std::max<std::uint64_t>(probe_gap_, std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap));
       until_probe_ = probe_gap_;
       outcome = {true, false, probe_found_, probe_needed_, probe_independent_, probe_busy_, probe_gap_};

@@ -22,7 +22,8 @@
 // is slow because of the launches themselves, which graph replay amortises; a host busy between
 // its launches (PyTorch's operator dispatch) would only make its GPU wait for held segments.
 // If `probe_independent` launches count, the stream is redirected again (after a fork: later
-// pool kernels wait for what ran on the stream meanwhile). A probe that finds nothing doubles
+// pool kernels wait for what ran on the stream meanwhile). A burst ends as soon as its launches
+// left can no longer make up the count (a chain: after 11 of 16). A probe that finds nothing doubles
 // the distance to the next one, up to `max_probe_gap`, so a stream that never shows parallelism
 // costs ever less; so does a return to the pool that did not last (the stream stepped aside
 // again within `first_probe_gap` launches): a stream whose parallelism is only occasional does
@@ -67,9 +68,12 @@ struct stream_mode_policy {
   unsigned first_probe_gap = 256;     // launches between stepping aside and the first probe
   // The gap doubles after each probe that finds nothing, up to this: a stream that stepped aside
   // in a serialised phase (a warm-up or profiling pass with a sync after every kernel) is found
-  // again within this many launches once its parallelism returns. A probe costs ~16 us (16
-  // footprints and stream queries), ~16 ns per launch at this gap, under 0.5% of a launch.
-  unsigned max_probe_gap = 1024;
+  // again within this many launches once its parallelism returns. A probed launch's footprint
+  // cost 13.8 µs in eager PyTorch on the H200 (no PTX, many argument words; stage timers,
+  // docs/results/runs/2026-12-04-probe-cost/): a burst of 16 every 1024 launches was 0.22 µs per
+  // launch, half of what acs added to a stream it stepped aside from. At 4096, with a hopeless
+  // burst ended early (11 launches), it is under 40 ns.
+  unsigned max_probe_gap = 4096;
   // A return to the pool that did not last doubles the gap up to this instead: each such return
   // costs a fork, a join and 32 launches on the pool, so a stream whose parallelism is only
   // occasional must not shuttle every max_probe_gap launches. Failed probes keep a gap this long.

@@ -23,6 +23,10 @@ unsigned launches_until_aside(stream_mode& mode, const std::vector<access_set>& 
   return 0;
 }
 
+// The launches a probe that finds nothing lasts: it ends as soon as the launches left can no
+// longer make up the `needed` independent ones (each probed launch costs a footprint).
+unsigned hopeless_after(unsigned burst, unsigned needed) { return needed > burst ? 1 : burst - needed + 1; }
+
 TEST(stream_mode_policy, a_dependent_chain_steps_aside_after_the_configured_run) {
   stream_mode mode;
   const std::vector<access_set> chain{writes_buffer(0x1000)};
@@ -104,8 +108,9 @@ TEST(stream_mode_policy, with_need_backlog_only_launches_onto_a_busy_stream_coun
   p.start_aside = true;
   p.need_backlog = true;
   stream_mode mode(p);
-  // Independent launches onto an idle stream: the whole first probe finds nothing.
-  for (unsigned i = 0; i < p.first_probe_burst; ++i) {
+  // Independent launches onto an idle stream: the first probe finds nothing, and ends when it
+  // can no longer find enough (after 30 of its 32 launches).
+  for (unsigned i = 0; i < hopeless_after(p.first_probe_burst, p.first_probe_independent); ++i) {
     ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe) << i;
     EXPECT_FALSE(mode.probed(writes_buffer(i % 2 ? 0x9000 : 0x1000), /*stream_busy=*/false)) << i;
   }
@@ -185,7 +190,7 @@ TEST(stream_mode_policy, a_probes_timing_starts_afresh_with_each_burst) {
   stream_mode mode(p);
   std::uint64_t clock = 1000;
   // The first probe: launch-bound timings, but every launch conflicts with the one before.
-  for (unsigned i = 0; i < p.first_probe_burst; ++i) {
+  for (unsigned i = 0; i < hopeless_after(p.first_probe_burst, p.first_probe_independent); ++i) {
     ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
     mode.probe_began(clock);
     EXPECT_FALSE(mode.probed(writes_buffer(0x1000), false));
@@ -221,10 +226,10 @@ TEST(stream_mode_policy, a_new_streams_first_probe_may_wait_for_its_first_launch
   }
   EXPECT_TRUE(redirected);
   EXPECT_EQ(launches, p.first_probe_independent + 1);
-  // A chain after the wait: the whole first probe (32 launches) is spent before stepping aside.
+  // A chain after the wait: the first probe runs until it cannot pass (30 of its 32 launches).
   stream_mode chain(p);
   for (unsigned i = 0; i < p.first_probe_after; ++i) ASSERT_EQ(chain.next_aside_launch(), stream_mode::aside_step::direct);
-  for (unsigned i = 0; i < p.first_probe_burst; ++i) {
+  for (unsigned i = 0; i < hopeless_after(p.first_probe_burst, p.first_probe_independent); ++i) {
     ASSERT_EQ(chain.next_aside_launch(), stream_mode::aside_step::probe) << i;
     EXPECT_FALSE(chain.probed(writes_buffer(0x1000)));
   }
@@ -235,7 +240,7 @@ TEST(stream_mode_policy, a_new_chain_stays_aside_and_is_probed_again_after_the_f
   stream_mode_policy p;
   p.start_aside = true;
   stream_mode mode(p);
-  for (unsigned i = 0; i < p.first_probe_burst; ++i) {
+  for (unsigned i = 0; i < hopeless_after(p.first_probe_burst, p.first_probe_independent); ++i) {
     ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe) << i;
     EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));
   }
@@ -248,6 +253,7 @@ TEST(stream_mode_policy, probes_that_find_nothing_back_off_exponentially) {
   stream_mode_policy p;
   p.first_probe_gap = 4;
   p.probe_burst = 2;
+  p.probe_independent = 1;  // a burst of 2 that could pass: both its launches are probed
   p.max_probe_gap = 32;
   stream_mode mode(p);
   ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
@@ -262,6 +268,31 @@ TEST(stream_mode_policy, probes_that_find_nothing_back_off_exponentially) {
   }
   EXPECT_EQ(gaps, (std::vector<unsigned>{4, 8, 16, 32, 32, 32}));
   EXPECT_EQ(mode.mode(), stream_mode_kind::aside);
+}
+
+TEST(stream_mode_policy, a_probe_ends_once_it_cannot_find_enough_and_not_before) {
+  // The default burst of 16 needs 6 independent launches. Starting with 10 that each conflict
+  // with the one before, exactly enough are left: the probe goes on, and its 16th launch, the
+  // 6th independent one, redirects the stream.
+  const stream_mode_policy p;
+  ASSERT_EQ(p.probe_burst, 16u);
+  ASSERT_EQ(p.probe_independent, 6u);
+  auto probe = [&](unsigned conflicting) {
+    stream_mode mode(p);
+    EXPECT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
+    while (mode.next_aside_launch() == stream_mode::aside_step::direct) {
+    }
+    unsigned launches = 0;
+    for (;;) {
+      const bool independent_now = launches >= conflicting;
+      ++launches;
+      if (mode.probed(writes_buffer(independent_now && launches % 2 ? 0x9000 : 0x1000))) return launches;
+      if (mode.next_aside_launch() != stream_mode::aside_step::probe) return 100 + launches;  // ended
+    }
+  };
+  EXPECT_EQ(probe(10), 16u);
+  // One more conflict, and 6 can no longer be found: the probe ends at its 11th launch.
+  EXPECT_EQ(probe(11), 100u + 11u);
 }
 
 // Probes until the stream is redirected (a burst of alternating buffers); returns the direct
@@ -282,9 +313,10 @@ unsigned redirect_by_probe(stream_mode& mode, const stream_mode_policy& p) {
 unsigned fail_probe(stream_mode& mode, const stream_mode_policy& p) {
   unsigned direct = 0;
   while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++direct;
-  for (unsigned i = 0; i < p.probe_burst; ++i) {
+  const unsigned launches = hopeless_after(p.probe_burst, p.probe_independent);
+  for (unsigned i = 0; i < launches; ++i) {
     EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));
-    if (i + 1 < p.probe_burst) {
+    if (i + 1 < launches) {
       EXPECT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
     }
   }
@@ -299,10 +331,10 @@ TEST(stream_mode_policy, parallelism_after_a_long_serial_phase_is_found_within_t
   ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
   unsigned direct = 0;
   for (int probe = 0; probe < 40; ++probe) direct = fail_probe(mode, p);
-  EXPECT_LE(direct, 1024u);
+  EXPECT_LE(direct, 4096u);
   EXPECT_EQ(direct, p.max_probe_gap);
   // Parallelism now: the next probe redirects the stream.
-  EXPECT_LE(redirect_by_probe(mode, p), 1024u);
+  EXPECT_LE(redirect_by_probe(mode, p), 4096u);
   EXPECT_EQ(mode.mode(), stream_mode_kind::redirect);
 }
 
