@@ -310,11 +310,11 @@ def merge_outputs(dirs, out_dir):
             latest[r["process"]] = run
     results, mode_names, mode_envs, failures, skipped = [], [], {}, [], []
     for run in runs:
-        results += [r for r in run["results"] if latest[r["process"]] is run]
+        mine = {r["process"] for r in run["results"] if latest[r["process"]] is run}
+        results += [r for r in run["results"] if r["process"] in mine]
         mode_names += [m for m in run["mode_names"] if m not in mode_names]
         mode_envs = {**run["mode_envs"], **mode_envs}
-        mine = {r["process"] for r in run["results"] if latest[r["process"]] is run}
-        failures += [x for x in run["failures"] if x.split(":")[0] in mine or not x.split(":")[0] in latest]
+        failures += [x for x in run["failures"] if x.split(":")[0] in mine or x.split(":")[0] not in latest]
         skipped += [x for x in run["skipped"] if x.split(" ")[0].rstrip(":") in mine]
     meta = "merged from " + " + ".join(f"[{run['meta']}]" for run in runs)
     os.makedirs(out_dir, exist_ok=True)
