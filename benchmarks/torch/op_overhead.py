@@ -10,6 +10,8 @@ prints medians:
   disable          LD_PRELOAD=LIB with ACS_DISABLE=1: the hooks alone (every call passed through)
   acs+torch        LD_PRELOAD=LIB and `import acs.torch`: the integration's cost is the
                    difference to `acs`
+Extra modes (--mode 'NAME:VAR=VAL ...') run under LD_PRELOAD=LIB with those variables set
+(`LIB=PATH` among them preloads another build, a stage-timer one say); --ops picks operators.
 LIB is libacs.so on a GPU machine; on a CPU (--device cpu) the recorder stand-in of
 tests/torch (libacs_torch_recorder.so) plays acs, and CPU tensors are declared, so that the
 callbacks' own cost shows without a GPU.
@@ -29,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 OPS = ("add", "view", "linear", "foreach_add_", "conv2d", "batch_norm")
 
 
-def measure(device, iterations, integration):
+def measure(device, iterations, integration, ops=OPS):
     """One process's loops: {op: µs per call}."""
     import torch
     if integration:
@@ -57,6 +59,8 @@ def measure(device, iterations, integration):
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     out = {}
     for name, body in bodies.items():
+        if name not in ops:
+            continue
         for _ in range(200):  # warm-up: first calls, caches, the allocator
             body()
         sync()
@@ -71,13 +75,21 @@ def measure(device, iterations, integration):
 
 
 def child(args):
-    print(json.dumps(measure(args.device, args.iterations, args.integration)))
+    print(json.dumps(measure(args.device, args.iterations, args.integration, args.ops.split(","))))
 
 
 def run_mode(mode, args):
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--device", args.device,
-           "--iterations", str(args.iterations)]
+           "--iterations", str(args.iterations), "--ops", args.ops]
+    if mode in args.extra:
+        env["LD_PRELOAD"] = os.path.abspath(args.lib)
+        for assignment in args.extra[mode]:
+            var, value = assignment.split("=", 1)
+            if var == "LIB":
+                env["LD_PRELOAD"] = os.path.abspath(value)
+            else:
+                env[var] = value
     if mode in ("import", "acs+torch"):
         cmd.append("--integration")
     if mode in ("acs", "acs+torch", "disable"):
@@ -96,12 +108,24 @@ def main():
     p.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     p.add_argument("--iterations", type=int, default=5000)
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--ops", default=",".join(OPS), help="operators to time, comma-separated")
+    p.add_argument("--mode", action="append", default=[], metavar="NAME:VAR=VAL ...",
+                   help="an extra mode: LD_PRELOAD=LIB with these variables (LIB=PATH: another library)")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--integration", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
+    args.extra = {}
+    for spec in args.mode:
+        name, _, assignments = spec.partition(":")
+        if not args.lib or not name or any("=" not in a for a in assignments.split()):
+            p.error(f"--mode {spec!r}: NAME:VAR=VAL ..., with --lib")
+        args.extra[name] = assignments.split()
+    unknown = set(args.ops.split(",")) - set(OPS)
+    if unknown:
+        p.error(f"--ops: unknown {sorted(unknown)}; known: {','.join(OPS)}")
     if args.child:
         return child(args)
-    modes = ["plain", "import"] + (["acs", "disable", "acs+torch"] if args.lib else [])
+    modes = ["plain", "import"] + (["acs", "disable", "acs+torch"] if args.lib else []) + list(args.extra)
     results = {m: [] for m in modes}
     status = None
     for _ in range(args.repeats):  # interleaved: drift of the machine hits every mode alike
@@ -111,7 +135,7 @@ def main():
             results[m].append(r)
     print(f"µs per operator, median of {args.repeats} runs of {args.iterations} calls ({args.device})")
     print(f"{'op':<14}" + "".join(f"{m:>12}" for m in modes) + ("   integration" if args.lib else ""))
-    for op in OPS:
+    for op in args.ops.split(","):
         med = {m: statistics.median(r[op] for r in results[m]) for m in modes}
         line = f"{op:<14}" + "".join(f"{med[m]:>12.2f}" for m in modes)
         if args.lib:

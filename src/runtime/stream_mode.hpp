@@ -71,9 +71,10 @@ struct stream_mode_policy {
   // again within this many launches once its parallelism returns. A probed launch's footprint
   // cost 13.8 µs in eager PyTorch on the H200 (no PTX, many argument words; stage timers,
   // docs/results/runs/2026-12-04-probe-cost/): a burst of 16 every 1024 launches was 0.22 µs per
-  // launch, half of what acs added to a stream it stepped aside from. At 4096, with a hopeless
-  // burst ended early (11 launches), it is under 40 ns.
-  unsigned max_probe_gap = 4096;
+  // launch, half of what acs added to a stream it stepped aside from; with a hopeless burst ended
+  // early (a chain: 11 launches) it is about 0.15 µs. A longer gap would cost less, but a program
+  // whose parallelism returns after a serialised phase would wait longer for it.
+  unsigned max_probe_gap = 1024;
   // A return to the pool that did not last doubles the gap up to this instead: each such return
   // costs a fork, a join and 32 launches on the pool, so a stream whose parallelism is only
   // occasional must not shuttle every max_probe_gap launches. Failed probes keep a gap this long.

@@ -331,10 +331,10 @@ TEST(stream_mode_policy, parallelism_after_a_long_serial_phase_is_found_within_t
   ASSERT_NE(launches_until_aside(mode, {writes_buffer(0x1000)}, 100), 0u);
   unsigned direct = 0;
   for (int probe = 0; probe < 40; ++probe) direct = fail_probe(mode, p);
-  EXPECT_LE(direct, 4096u);
+  EXPECT_LE(direct, 1024u);
   EXPECT_EQ(direct, p.max_probe_gap);
   // Parallelism now: the next probe redirects the stream.
-  EXPECT_LE(redirect_by_probe(mode, p), 4096u);
+  EXPECT_LE(redirect_by_probe(mode, p), 1024u);
   EXPECT_EQ(mode.mode(), stream_mode_kind::redirect);
 }
 
