@@ -242,6 +242,18 @@ TEST_F(inference_pointer_table, writing_through_loaded_pointers_is_everything) {
   EXPECT_TRUE(is_everything(out));
 }
 
+TEST_F(inference_pointer_table, the_arguments_of_a_kernel_whose_code_was_not_read_are_not_read_when_code_is_required) {
+  const param_layout unread{{0, 8}};  // no PTX: code_read stays false
+  address unseen = alloc_a + (address{1} << 32);  // plausible, in no allocation: the walk asks the probe
+  void* params[] = {&unseen};
+  EXPECT_EQ(infer(&unread, params, nullptr, map, probe, out, {.code_required = true}), inference_result::no_code);
+  EXPECT_TRUE(is_everything(out));
+  EXPECT_EQ(probe.calls, 0);
+  // ACS_NO_PTX=arguments reads them.
+  EXPECT_EQ(infer(&unread, params, nullptr, map, probe, out, {.code_required = false}), inference_result::no_allocation);
+  EXPECT_EQ(probe.calls, 1);
+}
+
 TEST_F(inference_pointer_table, a_kernel_whose_code_was_not_read_is_everything_when_code_is_required) {
   const param_layout unread{{0, 8}, {8, 8}};  // no PTX: code_read stays false
   address x = alloc_a, y = alloc_b;
