@@ -6,6 +6,7 @@
 #ifdef ACS_STAGE_TIMERS
 #include <x86intrin.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -36,6 +37,10 @@ inline constexpr const char* names[count_] = {"hook entry", "prologue", "stream"
 inline std::atomic<std::uint64_t> ticks[count_];
 inline std::atomic<std::uint64_t> hits[count_];
 inline std::atomic<std::uint64_t> longest[count_];  // one-time costs (a first probe) hide in a mean
+// Stamps in buckets of 8 TSC ticks (a few ns), the last for everything longer: the median says
+// what a stage costs in steady state, which a mean that includes a module's lazy load does not.
+inline constexpr unsigned bucket_ticks = 8, buckets = 2048;
+inline std::atomic<std::uint32_t> histogram[count_][buckets];
 inline thread_local std::uint64_t last = 0;
 
 struct calibration {
@@ -54,8 +59,18 @@ inline void report() {
     const double mean = static_cast<double>(ticks[s].load()) * ns_per_tick / static_cast<double>(n);
     total += mean;
     const double max = static_cast<double>(longest[s].load()) * ns_per_tick;
-    std::fprintf(stderr, "acs stage %-12s %9.1f ns  max %10.1f ns  (%llu)\n", names[s], mean, max,
-                 static_cast<unsigned long long>(n));
+    // The bucket holding the median and the 99th percentile, at its middle.
+    auto percentile = [&](double q) {
+      std::uint64_t seen = 0;
+      for (unsigned b = 0; b < buckets; ++b) {
+        seen += histogram[s][b].load();
+        if (static_cast<double>(seen) >= q * static_cast<double>(n))
+          return b + 1 == buckets ? max : (b + 0.5) * bucket_ticks * ns_per_tick;
+      }
+      return max;
+    };
+    std::fprintf(stderr, "acs stage %-12s %9.1f ns  median %8.1f  p99 %9.1f  max %10.1f ns  (%llu)\n", names[s],
+                 mean, percentile(0.5), percentile(0.99), max, static_cast<unsigned long long>(n));
   }
   std::fprintf(stderr, "acs stage total        %9.1f ns\n", total);
 }
@@ -72,6 +87,7 @@ inline void mark(stage s) noexcept {
     const std::uint64_t spent = now - last;
     ticks[s].fetch_add(spent, std::memory_order_relaxed);
     hits[s].fetch_add(1, std::memory_order_relaxed);
+    histogram[s][std::min<std::uint64_t>(spent / bucket_ticks, buckets - 1)].fetch_add(1, std::memory_order_relaxed);
     std::uint64_t seen = longest[s].load(std::memory_order_relaxed);
     while (spent > seen && !longest[s].compare_exchange_weak(seen, spent, std::memory_order_relaxed)) {
     }
