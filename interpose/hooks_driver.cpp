@@ -303,6 +303,10 @@ const hooked_symbol* hooked_named(const char* symbol) noexcept {
 
 void* driver_wrapper_for_symbol(const char* symbol, void* real) noexcept {
   if (symbol == nullptr || real == nullptr || symbol[0] != 'c' || symbol[1] != 'u') return real;
+  // Passing everything through (ACS_DISABLE...): the real function, once the settings are read
+  // (not read from inside dlsym: before that, the wrapper passes the calls through itself).
+  if (const config* c = acs::detail::settings_made.load(std::memory_order_acquire); c != nullptr && c->hands_out_real_functions())
+    return real;
   if (const hooked_symbol* row = hooked_named(symbol)) {
     const real::driver_state* state = real::driver_state_now();
     // Only the libcuda definition is swapped: another library's function of the same name

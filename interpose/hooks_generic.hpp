@@ -16,6 +16,7 @@
 #include "interpose/hooks_guard.hpp"
 #include "interpose/hooks_handlers.hpp"
 #include "interpose/hooks_kind.hpp"
+#include "src/support/config.hpp"
 #include "src/support/process.hpp"
 #include "src/support/stage_timer.hpp"
 
@@ -35,6 +36,19 @@ struct hook<Entry, R (*)(A...)> {
     }
     // acs's threads and locks stayed in the parent: nothing of acs may run here.
     if (process::forked_child()) [[unlikely]] return real(a...);
+    // ACS_DISABLE, CUDA_LAUNCH_BLOCKING: nothing of acs runs, and cuGetProcAddress hands out the
+    // real pointers, so calls made through them skip acs altogether. Only the trace may start
+    // (ACS_STATS=1 ACS_DISABLE=1 measures the program's own concurrency): then the wrappers are
+    // still handed out, and start it at their first call (never while code loads); a teardown
+    // still flushes it (handled below).
+    if constexpr (Entry::kind == hook_kind::proc_address) {
+      if (settings().hands_out_real_functions()) [[unlikely]] return real(a...);
+    } else if constexpr (Entry::kind != hook_kind::teardown) {
+      if (settings().pass_through()) [[unlikely]] {
+        if constexpr (Entry::kind != hook_kind::code_load) passing_through();
+        return real(a...);
+      }
+    }
     // Pointer substitution must happen even when nested: the caller keeps the pointer.
     // So must recording loaded code: the runtime loads it from inside other entry points.
     if (Entry::kind != hook_kind::proc_address && Entry::kind != hook_kind::code_load && nested()) {

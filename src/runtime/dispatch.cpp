@@ -203,6 +203,8 @@ bool active() noexcept {
   return !process::forked_child() && !settings().pass_through() && !driver::unavailable();
 }
 
+void passing_through() noexcept { runtime_started(); }
+
 // Unconditional, and cheap without a scheduler: a begin must always meet its end.
 void launch_conditions_change_begins() noexcept { launch_conditions::change_begins(); }
 void launch_conditions_changed() noexcept { launch_conditions::change_ends(); }

@@ -148,6 +148,9 @@ struct config {
 
   /// @brief Whether acs passes every call straight through (ACS_DISABLE, CUDA_LAUNCH_BLOCKING).
   bool pass_through() const noexcept { return disable || launch_blocking; }
+  /// @brief Whether cuGetProcAddress and dlsym hand out the driver's own functions: passing
+  /// through, and no trace to start (ACS_STATS, ACS_TRACE start it at a launch's hook).
+  bool hands_out_real_functions() const noexcept { return pass_through() && trace.empty() && !counting_stats(); }
   /// @brief The CUDA_DEVICE_MAX_CONNECTIONS acs asks for (ACS_CONNECTIONS), 0 for none.
   unsigned device_connections() const noexcept { return connections; }
 };

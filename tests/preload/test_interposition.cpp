@@ -767,6 +767,48 @@ TEST_F(interposition, functions_are_not_looked_up_while_acs_is_inactive) {
 
 }  // namespace
 
+// [disabled] Run with ACS_DISABLE=1 (preload.interposition_disabled): nothing of acs runs, and
+// the pointers a program looks up are the driver's own, so its calls skip acs altogether.
+class interposition_disabled : public interposition {};
+// [disabled_stats] Also with ACS_STATS=1: the trace that measures the program's concurrency
+// starts at a hook's call, so the wrappers are still handed out, and pass their calls through.
+class interposition_disabled_stats : public interposition {};
+
+TEST_F(interposition_disabled_stats, looked_up_functions_are_wrappers_that_pass_their_calls_through) {
+  ASSERT_NE(std::getenv("ACS_DISABLE"), nullptr) << "run this suite through ctest (ACS_DISABLE=1 ACS_STATS=1)";
+  ASSERT_NE(std::getenv("ACS_STATS"), nullptr) << "run this suite through ctest (ACS_DISABLE=1 ACS_STATS=1)";
+  auto launch = proc<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 12000);
+  ASSERT_NE(launch, nullptr);
+  EXPECT_NE(reinterpret_cast<void*>(launch), fake_self_("cuLaunchKernel"));
+  EXPECT_NE(dlsym(cuda_, "cuLaunchKernel"), fake_self_("cuLaunchKernel"));
+  EXPECT_EQ(launch(function(0x1234), 1, 1, 1, 32, 1, 1, 0, stream(0x55), nullptr, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(calls().size(), 1u);
+  EXPECT_TRUE(all_events().empty()) << "the hook handed a disabled call to acs's runtime";
+}
+
+TEST_F(interposition_disabled, proc_address_and_dlsym_hand_out_the_real_functions) {
+  ASSERT_NE(std::getenv("ACS_DISABLE"), nullptr) << "run this suite through ctest (ACS_DISABLE=1)";
+  EXPECT_EQ(proc<void*>("cuLaunchKernel", 12000), fake_self_("cuLaunchKernel"));
+  EXPECT_EQ(proc<void*>("cuStreamSynchronize", 12000), fake_self_("cuStreamSynchronize"));
+  EXPECT_EQ(dlsym(cuda_, "cuLaunchKernel"), fake_self_("cuLaunchKernel"));  // the settings are read by now
+}
+
+TEST_F(interposition_disabled, an_exported_hook_passes_its_call_through_unseen) {
+  ASSERT_NE(std::getenv("ACS_DISABLE"), nullptr) << "run this suite through ctest (ACS_DISABLE=1)";
+  // The preloaded export, as a program linked against libcuda reaches it.
+  auto launch = lookup<PFN_cuLaunchKernel_v4000>(RTLD_DEFAULT, "cuLaunchKernel");
+  ASSERT_NE(launch, nullptr);
+  ASSERT_NE(library_of(reinterpret_cast<void*>(launch)).find("libacs_recording.so"), std::string::npos);
+  int x = 7;
+  void* params[] = {&x};
+  EXPECT_EQ(launch(function(0x1234), 1, 1, 1, 32, 1, 1, 0, stream(0x55), params, nullptr), CUDA_SUCCESS);
+  const auto c = calls();
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_STREQ(c[0].name, "cuLaunchKernel");
+  EXPECT_EQ(c[0].stream, stream(0x55));
+  EXPECT_TRUE(all_events().empty()) << "the hook handed a disabled call to acs's runtime";
+}
+
 // --- what decides whether a launch succeeds (docs/design.md rule 6) -------------------------
 
 class preload_deferred_error : public interposition {};
