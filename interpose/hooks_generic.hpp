@@ -45,7 +45,13 @@ struct hook<Entry, R (*)(A...)> {
       if (settings().hands_out_real_functions()) [[unlikely]] return real(a...);
     } else if constexpr (Entry::kind != hook_kind::teardown) {
       if (settings().pass_through()) [[unlikely]] {
-        if constexpr (Entry::kind != hook_kind::code_load) passing_through();
+        if constexpr (Entry::kind != hook_kind::code_load) {
+          if (!nested()) {
+            passing_through(launches(Entry::kind));
+            hook_scope scope;  // what the real function calls through acs's wrappers is not counted again
+            return real(a...);
+          }
+        }
         return real(a...);
       }
     }

@@ -75,6 +75,12 @@ constexpr std::string_view kind_name(hook_kind k) noexcept {
   return "?";
 }
 
+// Whether calls of this kind launch kernels (counted as launches, ACS_STATS).
+constexpr bool launches(hook_kind k) noexcept {
+  return k == hook_kind::launch || k == hook_kind::cooperative || k == hook_kind::cooperative_multi ||
+         k == hook_kind::opaque_launch;
+}
+
 // Per-thread default-stream twins. cuda.h and cuda_runtime_api.h derive these names with
 // `api ## _ptsz` / `api ## _ptds`, so the suffix is the whole rule: in them, stream 0 means the
 // calling thread's default stream instead of the legacy one.

@@ -203,7 +203,13 @@ bool active() noexcept {
   return !process::forked_child() && !settings().pass_through() && !driver::unavailable();
 }
 
-void passing_through() noexcept { runtime_started(); }
+void passing_through(bool launch) noexcept {
+  cuda_in_use();  // the statistics are printed at exit only if the program used CUDA
+  runtime_started();
+  if (!launch) return;
+  stats::count_kernel();
+  stats::count_pass(pass_reason::disabled);
+}
 
 // Unconditional, and cheap without a scheduler: a begin must always meet its end.
 void launch_conditions_change_begins() noexcept { launch_conditions::change_begins(); }

@@ -123,8 +123,9 @@ void code_loaded(const void* handle, bool library, const void* image) noexcept;
 // Whether acs is active at all (config, environment, a GPU present).
 bool active() noexcept;
 // A hook passes its call straight through because the settings say so (ACS_DISABLE,
-// CUDA_LAUNCH_BLOCKING): only what runs without acs too starts (the trace of ACS_STATS).
-void passing_through() noexcept;
+// CUDA_LAUNCH_BLOCKING): only what runs without acs too starts (the trace of ACS_STATS), and a
+// launch is counted (ACS_STATS: seen, passed through as disabled).
+void passing_through(bool launch) noexcept;
 
 // A call that may change whether launches succeed (a function's attributes, the context's limits,
 // unloading code) is bracketed by these: every launch acs deferred to its issuing threads is

@@ -145,7 +145,7 @@ bool active() noexcept {
   return is_active;
 }
 void cuda_in_use() noexcept {}
-void passing_through() noexcept {}
+void passing_through(bool) noexcept {}
 void launch_conditions_change_begins() noexcept { record(event(recorded::conditions_change)); }
 void launch_conditions_changed() noexcept { record(event(recorded::conditions_changed)); }
 void call_failed(int status) noexcept {
