@@ -127,7 +127,7 @@ inference_result infer(const param_layout* layout, void* const* params, void* co
   // ACS_NO_PTX=everything: a kernel whose code was not read is everything, whatever its arguments
   // show, so they are not read. PyTorch's kernels have no PTX, and some pass kilobytes of
   // argument words (multi_tensor_apply's tensor lists), each looked up in the allocation maps.
-  if (options.code_required && layout != nullptr && !layout->code_read) {
+  if (layout != nullptr && code_verdict(layout, options) == inference_result::no_code) {
     out.writes.assign(1, whole_address_space);
     return inference_result::no_code;
   }
