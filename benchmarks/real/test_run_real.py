@@ -418,5 +418,34 @@ class ManifestTest(unittest.TestCase):
             self.assertEqual(left, [], name)
 
 
+class InterleavedTimingTest(unittest.TestCase):
+    """real_common.time_interleaved: round-robin order, and a failing step dropped alone."""
+
+    def test_round_robin_and_failure(self):
+        sys.path.insert(0, HERE)
+        from real_common import time_interleaved
+        calls, syncs = [], []
+
+        def step(key, fail_at=None):
+            def run():
+                calls.append(key)
+                if fail_at is not None and calls.count(key) == fail_at:
+                    raise RuntimeError(f"{key} failed")
+                return calls.count(key)
+            return run
+
+        res = time_interleaved({"a": step("a"), "b": step("b", fail_at=4), "c": step("c")},
+                               lambda: syncs.append(1), warmup=1, rounds=3, per_round=2)
+        # warm-ups, then rounds of two iterations each; b fails on its 4th call (round 2) and
+        # is not run again
+        self.assertEqual(calls, ["a", "b", "c"] + ["a", "a", "b", "b", "c", "c"] + ["a", "a", "b", "c", "c"]
+                         + ["a", "a", "c", "c"])
+        self.assertIsInstance(res["b"], RuntimeError)
+        ms, outs = res["a"]
+        self.assertGreaterEqual(ms, 0.0)
+        self.assertEqual(outs, [2, 7])  # the first and the last timed call's return values
+        self.assertEqual(res["c"][1], [2, 7])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -7,11 +7,14 @@ read back with .item(), a top-2 mixture of experts routed on the host), and a th
 training run of torchvision's resnet18 whose parameters are hashed. Deterministic cuDNN and
 cuBLAS settings, so that native and preloaded runs must print the same digests.
 
-Each row: warm-up iterations, then the median ms of timed iterations, each synchronised
-before and after (host time included: at batch 1 these models are host-bound), and a digest
-of the outputs of the first and the last timed iteration. All models run in one process.
+Each inference row: warm-up iterations, then the median ms of timed iterations, each
+synchronised before and after (host time included: at batch 1 these models are host-bound),
+and a digest of the outputs of the first and the last timed iteration. All models run in one
+process, timed round-robin (--rounds passes, each of iters/rounds iterations per model), so
+that a slow spell of the machine is shared by all of them; the training run comes last.
 
-  torch_models.py [--device cuda|cpu] [--quick] [--only REGEX] [--warmup N] [--iters N] [--list]
+  torch_models.py [--device cuda|cpu] [--quick] [--only REGEX] [--warmup N] [--iters N]
+                  [--rounds N] [--list]
 """
 import argparse
 import copy
@@ -22,7 +25,7 @@ import zlib
 
 os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # before CUDA starts: cuBLAS determinism
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from real_common import digest, report, report_error, time_iterations  # noqa: E402
+from real_common import digest, report, report_error, time_interleaved, time_iterations  # noqa: E402
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -119,7 +122,8 @@ def inference_rows(args, dev):
     return rows
 
 
-def run_inference(name, suite, size, build, args, dev, sync):
+def prepare_inference(name, suite, size, build, args, dev):
+    """Returns (step, finish): step() runs the model once, finish(ms, outs) reports its row."""
     torch.manual_seed(seed_of(name))
     with dev:  # initialise the random weights on the device: seconds faster than on the CPU
         model = build().eval()
@@ -127,12 +131,11 @@ def run_inference(name, suite, size, build, args, dev, sync):
         size = min(size, 96)
     g = torch.Generator().manual_seed(seed_of(name) + 1)
     x = torch.randn(1, 3, size, size, generator=g).to(dev)
-    with torch.inference_mode():
-        ms, outs = time_iterations(lambda: model(x), sync, args.warmup, args.iters)
-    report(name, suite, ms, digest(tensor_bytes(*outs)), input=size)
+    return (lambda: model(x),
+            lambda ms, outs: report(name, suite, ms, digest(tensor_bytes(*outs)), input=size))
 
 
-def run_branchnet(args, dev, sync):
+def prepare_branchnet(args, dev):
     torch.manual_seed(seed_of("dyn-branch"))
     model = BranchNet().eval().to(dev)
     g = torch.Generator().manual_seed(7)
@@ -144,14 +147,14 @@ def run_branchnet(args, dev, sync):
         count[0] += 1
         return model(inputs[count[0] % len(inputs)])
 
-    with torch.inference_mode():
-        ms, outs = time_iterations(step, sync, args.warmup, args.iters)
-    paths = [p for _, p in outs]
-    report("dyn-branch", "torch-dynamic", ms, digest(tensor_bytes(*[o for o, _ in outs]), repr(paths).encode()),
-           paths="/".join("".join(map(str, p)) for p in paths))
+    def finish(ms, outs):
+        paths = [p for _, p in outs]
+        report("dyn-branch", "torch-dynamic", ms, digest(tensor_bytes(*[o for o, _ in outs]), repr(paths).encode()),
+               paths="/".join("".join(map(str, p)) for p in paths))
+    return step, finish
 
 
-def run_moe(args, dev, sync):
+def prepare_moe(args, dev):
     torch.manual_seed(seed_of("dyn-moe"))
     model = MoE().eval().to(dev)
     g = torch.Generator().manual_seed(8)
@@ -162,9 +165,7 @@ def run_moe(args, dev, sync):
         count[0] += 1
         return model(inputs[count[0] % len(inputs)])
 
-    with torch.inference_mode():
-        ms, outs = time_iterations(step, sync, args.warmup, args.iters)
-    report("dyn-moe", "torch-dynamic", ms, digest(tensor_bytes(*outs)))
+    return step, lambda ms, outs: report("dyn-moe", "torch-dynamic", ms, digest(tensor_bytes(*outs)))
 
 
 def run_training(args, dev, sync):
@@ -218,11 +219,13 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smoke test: small inputs, 1 warm-up, 2 iterations")
     ap.add_argument("--only", help="regex on the row names")
     ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--iters", type=int, default=15)
+    ap.add_argument("--iters", type=int, default=20, help="timed iterations per model")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="the timed iterations are spread over this many round-robin passes over the models")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
     if args.quick:
-        args.warmup, args.iters = 1, 2
+        args.warmup, args.iters, args.rounds = 1, 2, 2
     dev = torch.device(args.device)
     if dev.type == "cuda" and not torch.cuda.is_available():
         print("torch_models.py: no CUDA device; use --device cpu to test the script", file=sys.stderr)
@@ -234,11 +237,11 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
 
-    jobs = [(n, s, lambda n=n, s=s, z=z, b=b: run_inference(n, s, z, b, args, dev, sync))
+    jobs = [(n, s, lambda n=n, s=s, z=z, b=b: prepare_inference(n, s, z, b, args, dev))
             for n, s, z, b in inference_rows(args, dev)]
-    jobs += [("dyn-branch", "torch-dynamic", lambda: run_branchnet(args, dev, sync)),
-             ("dyn-moe", "torch-dynamic", lambda: run_moe(args, dev, sync)),
-             ("train-resnet18", "torch-train", lambda: run_training(args, dev, sync))]
+    jobs += [("dyn-branch", "torch-dynamic", lambda: prepare_branchnet(args, dev)),
+             ("dyn-moe", "torch-dynamic", lambda: prepare_moe(args, dev)),
+             ("train-resnet18", "torch-train", None)]
     if args.only:
         jobs = [j for j in jobs if re.search(args.only, j[0])]
     if args.list:
@@ -247,11 +250,30 @@ def main():
     print(f"# torch {torch.__version__}, device {dev}"
           f"{' ' + torch.cuda.get_device_name() if dev.type == 'cuda' else ''}", file=sys.stderr)
     failed = 0
-    for name, suite, job in jobs:
+    steps, finishers = {}, {}
+    for name, suite, prepare in jobs:
+        if prepare is None:
+            continue
         try:
-            job()
+            steps[name], finishers[name] = prepare()
         except Exception as e:  # noqa: BLE001 - one model's failure must not hide the others
             report_error(name, suite, e)
+            failed += 1
+    per_round = max(1, args.iters // args.rounds)
+    with torch.inference_mode():
+        timed = time_interleaved(steps, sync, args.warmup, args.rounds, per_round)
+    suites = {n: s for n, s, _ in jobs}
+    for name, result in timed.items():
+        if isinstance(result, Exception):
+            report_error(name, suites[name], result)
+            failed += 1
+        else:
+            finishers[name](*result)
+    if "train-resnet18" in suites:  # last, alone: its three steps are hashed
+        try:
+            run_training(args, dev, sync)
+        except Exception as e:  # noqa: BLE001
+            report_error("train-resnet18", "torch-train", e)
             failed += 1
     return 1 if failed else 0
 
