@@ -70,8 +70,8 @@ struct special<hook_api::driver> {
                                                a.params, a.extra);
                                },
                                &args};
-    const launch_request request{stream, Entry::zero, f, params, extra, Entry::name,
-                                 {{gx, gy, gz}, {bx, by, bz}, shared, false}};
+    launch_request request{stream, Entry::zero, f, params, extra, Entry::name,
+                           {{gx, gy, gz}, {bx, by, bz}, shared, false}};
     return static_cast<CUresult>(dispatch(request, issue));
   }
 
@@ -106,10 +106,10 @@ struct special<hook_api::driver> {
                                },
                                &args};
     const bool attributes = attributes_follow(config->attrs, config->numAttrs, reorder_programmatic);
-    const launch_request request{config->hStream, Entry::zero, f, params, extra, Entry::name,
-                                 {{config->gridDimX, config->gridDimY, config->gridDimZ},
-                                  {config->blockDimX, config->blockDimY, config->blockDimZ},
-                                  config->sharedMemBytes, attributes}};
+    launch_request request{config->hStream, Entry::zero, f, params, extra, Entry::name,
+                           {{config->gridDimX, config->gridDimY, config->gridDimZ},
+                            {config->blockDimX, config->blockDimY, config->blockDimZ},
+                            config->sharedMemBytes, attributes}};
     return static_cast<CUresult>(dispatch(request, issue));
   }
 

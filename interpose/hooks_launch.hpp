@@ -121,11 +121,12 @@ const Attribute* moved_attributes(const Attribute* attrs, unsigned count, Attrib
 }
 
 // Hands a launch to the runtime, with the diagnostic line of ACS_LOG_LEVEL=debug.
-inline int dispatch(const launch_request& request, launch_closure issue) noexcept {
-  log::debug("launch via {}: stream {} ({} default stream), function {}", request.api,
+inline int dispatch(launch_request& request, launch_closure issue) noexcept {
+  log::debug("launch via {}: stream {} ({} default stream), {} {}", request.api,
                  static_cast<const void*>(request.stream),
                  request.stream_zero == default_stream::per_thread ? "per-thread" : "legacy",
-                 static_cast<const void*>(request.function));
+                 request.function != nullptr ? "function" : "kernel",
+                 request.function != nullptr ? static_cast<const void*>(request.function) : request.kernel);
   const int status = dispatch_launch(request, issue);
   ACS_STAGE(leave);
   return status;

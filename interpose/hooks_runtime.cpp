@@ -141,6 +141,12 @@ CUfunction cached_function_of_kernel(cudaKernel_t kernel) noexcept {
   return cached(static_cast<const void*>(kernel), [kernel] { return function_of_kernel(kernel); });
 }
 
+// launch_request::find_function for each way the runtime names a kernel.
+CUfunction find_function_of_stub(const void* stub) noexcept { return cached_function_of_stub(stub); }
+CUfunction find_function_of_kernel(const void* kernel) noexcept {
+  return cached_function_of_kernel(static_cast<cudaKernel_t>(const_cast<void*>(kernel)));
+}
+
 launch_shape shape_of(dim3 grid, dim3 block, std::size_t shared) noexcept {
   launch_shape s{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, static_cast<unsigned>(shared), false};
   if (shared > UINT_MAX) s.attributes = true;  // not expressible to the driver: issue it now
@@ -157,23 +163,21 @@ struct special<hook_api::runtime> {
   template <class Entry>
   static cudaError_t call(decltype(&::cudaLaunchKernel) real, const void* func, dim3 grid, dim3 block,
                           void** args, std::size_t shared, cudaStream_t stream) noexcept {
-    const CUfunction function = active() ? cached_function_of_stub(func) : nullptr;
-    return launch<Entry>(real, func, function, grid, block, args, shared, stream);
+    return launch<Entry>(real, func, find_function_of_stub, grid, block, args, shared, stream);
   }
 
   // __cudaLaunchKernel, __cudaLaunchKernel_ptsz: what <<<>>> compiles to under nvcc 13.
   template <class Entry>
   static cudaError_t call(decltype(&::__cudaLaunchKernel) real, cudaKernel_t kernel, dim3 grid, dim3 block,
                           void** args, std::size_t shared, cudaStream_t stream) noexcept {
-    const CUfunction function = active() ? cached_function_of_kernel(kernel) : nullptr;
-    return launch<Entry>(real, kernel, function, grid, block, args, shared, stream);
+    return launch<Entry>(real, kernel, find_function_of_kernel, grid, block, args, shared, stream);
   }
 
   // Those two take the same arguments but for what names the kernel (`Kernel`): a host stub or a
-  // cudaKernel_t, which `function` is the CUfunction of.
+  // cudaKernel_t, whose CUfunction `find` looks up when acs needs it (launch_request).
   template <class Entry, class Real, class Kernel>
-  static cudaError_t launch(Real real, Kernel kernel, CUfunction function, dim3 grid, dim3 block, void** args,
-                            std::size_t shared, cudaStream_t stream) noexcept {
+  static cudaError_t launch(Real real, Kernel kernel, CUfunction (*find)(const void*) noexcept, dim3 grid, dim3 block,
+                            void** args, std::size_t shared, cudaStream_t stream) noexcept {
     struct arguments {
       Real real;
       Kernel kernel;
@@ -186,7 +190,8 @@ struct special<hook_api::runtime> {
                                  return a.real(a.kernel, a.grid, a.block, a.args, a.shared, on);
                                },
                                &saved};
-    const launch_request request{stream, Entry::zero, function, args, nullptr, Entry::name, shape_of(grid, block, shared)};
+    launch_request request{stream, Entry::zero, nullptr, args, nullptr, Entry::name, shape_of(grid, block, shared),
+                           find, static_cast<const void*>(kernel)};
     return static_cast<cudaError_t>(dispatch(request, issue));
   }
 
@@ -219,10 +224,10 @@ struct special<hook_api::runtime> {
                                  return a.real(&moved, a.func, a.args);
                                },
                                &saved};
-    const CUfunction function = active() ? cached_function_of_stub(func) : nullptr;
     launch_shape shape = shape_of(config->gridDim, config->blockDim, config->dynamicSmemBytes);
     shape.attributes = attributes_follow(config->attrs, config->numAttrs, reorder_programmatic);
-    const launch_request request{config->stream, Entry::zero, function, args, nullptr, Entry::name, shape};
+    launch_request request{config->stream, Entry::zero, nullptr, args, nullptr, Entry::name, shape,
+                           find_function_of_stub, func};
     return static_cast<cudaError_t>(dispatch(request, issue));
   }
 

@@ -31,6 +31,25 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 OPS = ("add", "view", "linear", "foreach_add_", "conv2d", "batch_norm")
 
 
+def operator_bodies(torch, dev):
+    """{name: a call of that operator on small tensors}; op_calls.py lists their CUDA calls."""
+    a, b = torch.randn(16, device=dev), torch.randn(16, device=dev)
+    x, w, bias = torch.randn(2, 16, device=dev), torch.randn(16, 16, device=dev), torch.randn(16, device=dev)
+    params = [torch.randn(16, device=dev) for _ in range(8)]
+    image, kernel = torch.randn(1, 16, 14, 14, device=dev), torch.randn(16, 16, 3, 3, device=dev)
+    mean, var = torch.zeros(16, device=dev), torch.ones(16, device=dev)
+    grads = [torch.randn(16, device=dev) for _ in range(8)]
+    return {
+        "add": lambda: torch.add(a, b),
+        "view": lambda: a.view(4, 4),
+        "linear": lambda: torch.nn.functional.linear(x, w, bias),
+        "foreach_add_": lambda: torch._foreach_add_(params, grads),
+        # cuDNN's paths, which eager CNNs at batch 1 spend most of their operators in
+        "conv2d": lambda: torch.nn.functional.conv2d(image, kernel, padding=1),
+        "batch_norm": lambda: torch.nn.functional.batch_norm(image, mean, var, training=False),
+    }
+
+
 def measure(device, iterations, integration, ops=OPS):
     """One process's loops: {op: µs per call}."""
     import torch
@@ -40,22 +59,7 @@ def measure(device, iterations, integration, ops=OPS):
         if device == "cpu":
             acs.torch.disable()
             acs.torch.enable(cpu_tensors=True)
-    dev = torch.device(device)
-    a, b = torch.randn(16, device=dev), torch.randn(16, device=dev)
-    x, w, bias = torch.randn(2, 16, device=dev), torch.randn(16, 16, device=dev), torch.randn(16, device=dev)
-    params = [torch.randn(16, device=dev) for _ in range(8)]
-    image, kernel = torch.randn(1, 16, 14, 14, device=dev), torch.randn(16, 16, 3, 3, device=dev)
-    mean, var = torch.zeros(16, device=dev), torch.ones(16, device=dev)
-    grads = [torch.randn(16, device=dev) for _ in range(8)]
-    bodies = {
-        "add": lambda: torch.add(a, b),
-        "view": lambda: a.view(4, 4),
-        "linear": lambda: torch.nn.functional.linear(x, w, bias),
-        "foreach_add_": lambda: torch._foreach_add_(params, grads),
-        # cuDNN's paths, which eager CNNs at batch 1 spend most of their operators in
-        "conv2d": lambda: torch.nn.functional.conv2d(image, kernel, padding=1),
-        "batch_norm": lambda: torch.nn.functional.batch_norm(image, mean, var, training=False),
-    }
+    bodies = operator_bodies(torch, torch.device(device))
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     out = {}
     for name, body in bodies.items():

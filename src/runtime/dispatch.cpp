@@ -160,9 +160,9 @@ int launch_aside(pending_launch& launch, const launch_request& r) noexcept {
 // work issued directly on it, or holds it where its segment recurs (segment_replay.hpp). Never
 // during a capture of the stream (the launch must join the capture), nor where the thread may not
 // make capture-unsafe calls (a flush may). `rt` receives the scheduler, for the caller's catch.
-int launch_aside(pending_launch& launch, const launch_request& r, const driver::table& cuda,
+int launch_aside(pending_launch& launch, launch_request& r, const driver::table& cuda,
                  const stream_target& t, device_runtime*& rt) {
-  if (!replays_aside() || launch.issued) return launch_aside(launch, r);
+  if (!replays_aside() || launch.issued || function_of(r) == nullptr) return launch_aside(launch, r);
   const unsafe_section section;
   if (!section.allowed() ||
       (capture_in_progress_anywhere() && stream_capturing(cuda, reinterpret_cast<CUstream>(t.stream.handle))))
@@ -216,7 +216,7 @@ void launch_conditions_change_begins() noexcept { launch_conditions::change_begi
 void launch_conditions_changed() noexcept { launch_conditions::change_ends(); }
 void call_failed(int status) noexcept { (void)launch_conditions::call_failed(status); }
 
-int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
+int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
   pending_launch launch{issue, &r};
   device_runtime* rt = nullptr;
   try {
@@ -229,10 +229,12 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
     ACS_STAGE(prologue);
 
     stream_target t;
-    if (!resolve_stream(*cuda, r.stream, r.stream_zero, t))
+    // Without a current context (a thread's first CUDA call may be this launch), the kernel's
+    // look-up makes the thread's device context current (function_of_kernel): then again.
+    if (!resolve_stream(*cuda, r.stream, r.stream_zero, t) &&
+        (r.function != nullptr || function_of(r) == nullptr || !resolve_stream(*cuda, r.stream, r.stream_zero, t)))
       return issue_directly(launch, r, pass_reason::foreign_context, then::barrier);
     if (!t.context->primary) return issue_directly(launch, r, pass_reason::foreign_context, then::nothing);
-    if (r.function == nullptr) return issue_directly(launch, r, pass_reason::unknown_function, then::barrier);
 
     // A stream acs stepped aside from: straight to it, but for the launches that probe it.
     stream_mode& mode = *t.mode;
@@ -252,6 +254,12 @@ int dispatch_launch(const launch_request& r, launch_closure issue) noexcept {
       if (mode.times_probes()) probe_entry = now_ns();
     }
     ACS_STAGE(stream);
+    // Only a launch that is probed or goes to the scheduler needs its kernel's function.
+    if (function_of(r) == nullptr) {
+      const int status = issue_directly(launch, r, pass_reason::unknown_function, then::barrier);
+      if (probe_entry != 0) mode.probe_ended(now_ns());
+      return status;
+    }
 
     // Every capture begins through a hook: without one in progress, no stream
     // is capturing and the driver need not be asked.

@@ -37,12 +37,29 @@ struct launch_shape {
 struct launch_request {
   CUstream stream = nullptr;              // as the application passed it
   default_stream stream_zero = default_stream::legacy;
-  CUfunction function = nullptr;          // nullptr when it could not be determined
+  CUfunction function = nullptr;          // nullptr when it could not be determined (or not yet)
   void** params = nullptr;                // one pointer per kernel parameter, or nullptr
   void** extra = nullptr;                 // cuLaunchKernel's `extra`, or nullptr
   const char* api = "";                   // entry point name, for logs and stats
   launch_shape shape;
+  // The runtime hooks name the kernel by a host stub or a cudaKernel_t, whose CUfunction costs
+  // a look-up: they leave `function` empty and give this instead, which dispatch_launch calls
+  // only for a launch that needs the function (a probe, the pool, a replayed segment). A
+  // stepped-aside stream's other launches, most of eager PyTorch's, never pay for it. The
+  // look-up may make the thread's device context current (a thread's first call).
+  CUfunction (*find_function)(const void* kernel) noexcept = nullptr;
+  const void* kernel = nullptr;           // what find_function is given
 };
+
+// The launch's CUfunction, looked up once (find_function) if the hook did not give it; nullptr
+// when it cannot be determined.
+inline CUfunction function_of(launch_request& r) noexcept {
+  if (r.function == nullptr && r.find_function != nullptr) {
+    r.function = r.find_function(r.kernel);
+    r.find_function = nullptr;
+  }
+  return r.function;
+}
 
 // The program makes a CUDA call: every hook calls this first. The first call sets up what acs
 // must do before the program's first context exists (CUDA_DEVICE_MAX_CONNECTIONS): no hooked
@@ -56,7 +73,7 @@ void device_work_issued() noexcept;
 // A kernel launch the hooks may hand to the scheduler. Returns the status the
 // application must see. The runtime may pass it through (launch on the
 // application's own stream) for any reason; it then logs the reason once.
-int dispatch_launch(const launch_request& request, launch_closure issue) noexcept;
+int dispatch_launch(launch_request& request, launch_closure issue) noexcept;
 
 // Work is about to be issued directly on `stream` (an operation of rule 2, or
 // a launch passed through): call just before forwarding it. The stream then

@@ -52,10 +52,10 @@ recorded_event event(recorded what, CUstream stream = nullptr, acs::default_stre
 
 namespace acs {
 
-int dispatch_launch(const launch_request& request, launch_closure issue) noexcept {
+int dispatch_launch(launch_request& request, launch_closure issue) noexcept {
   recorded_event e = event(recorded::launch, request.stream, request.stream_zero);
   e.api = request.api;
-  e.function = request.function;
+  e.function = active() ? function_of(request) : request.function;  // looked up as dispatch_launch would
   e.params = request.params;
   e.detail = request.shape.attributes ? 1 : 0;
   record(e);

@@ -19,6 +19,7 @@
 
 extern "C" {
 void fake_cudart_register(const void* stub, CUfunction function);
+int fake_cudart_stub_lookups();
 cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
 }
 
@@ -754,15 +755,19 @@ TEST_F(interposition, another_major_version_of_the_runtime_is_left_alone) {
   dlclose(consumer);
 }
 
+// The runtime hooks leave a host stub's look-up to dispatch_launch (launch_request::find_function),
+// which the recording stand-in, like acs, makes only while acs is active: the hook makes none.
 TEST_F(interposition, functions_are_not_looked_up_while_acs_is_inactive) {
   fake_cudart_register(reinterpret_cast<const void*>(&stub_a), function(0xa0));
   set_active_(0);
+  const int lookups = fake_cudart_stub_lookups();
   EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_a), dim3(1), dim3(1), nullptr, 0, stream(0x42)),
             cudaSuccess);
   const auto e = events();
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0].what, recorded::launch);
   EXPECT_EQ(e[0].function, nullptr);
+  EXPECT_EQ(fake_cudart_stub_lookups(), lookups);
 }
 
 }  // namespace

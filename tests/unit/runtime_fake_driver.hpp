@@ -347,6 +347,14 @@ class dispatch_test : public testing::Test {
 
   // Launches f(a, b) on `stream`; returns the stream it ran on.
   bool warm_layouts = true;  // launch() reads the function's layout before dispatching
+  // launch() names the kernel as the runtime hooks do: by a key that dispatch_launch looks up
+  // (launch_request::find_function) only when it needs the function; counted in lookups.
+  bool lazy_function = false;
+  static inline std::atomic<unsigned> lookups{0};
+  static CUfunction look_up(const void* kernel) noexcept {
+    lookups.fetch_add(1);
+    return static_cast<CUfunction>(const_cast<void*>(kernel));
+  }
   CUstream launch(CUstream stream, CUfunction f, address a, address b,
                   default_stream zero = default_stream::legacy, int status = 0, std::uintptr_t tag = 0) {
     app_launch l;
@@ -356,7 +364,11 @@ class dispatch_test : public testing::Test {
     launch_request r;
     r.stream = stream;
     r.stream_zero = zero;
-    r.function = f;
+    r.function = lazy_function ? nullptr : f;
+    if (lazy_function) {
+      r.find_function = look_up;
+      r.kernel = f;
+    }
     r.params = params;
     r.api = "test";
     // As for a function launched before: a probe finds its layout read (a first launch's

@@ -755,6 +755,33 @@ TEST_F(step_aside_test, a_dependent_chain_leaves_the_pool_after_joining_its_stre
   for (int i = 0; i < 20; ++i) EXPECT_EQ(launch(s, f, a, b), s);
 }
 
+// A kernel named as the runtime names it (a host stub, a cudaKernel_t) costs a look-up: a
+// stepped-aside stream's launches skip it but for its probes, and a launch to the pool makes it.
+TEST_F(step_aside_test, only_probed_and_pooled_launches_look_their_function_up) {
+  lazy_function = true;
+  const scene sc = make_scene();
+  lookups = 0;
+  ASSERT_TRUE(is_pool(launch(sc.s, sc.f, sc.a, sc.b)));
+  EXPECT_EQ(lookups.load(), 1u);
+  ASSERT_NE(chain_until_aside(sc.s, sc.f, sc.a, sc.b), 0u);
+  const unsigned before = lookups.load();
+  // Up to the next probe (256 launches: ACS_STEP_ASIDE), no look-up.
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(launch(sc.s, sc.f, sc.a, sc.b), sc.s);
+  EXPECT_EQ(lookups.load(), before);
+  // The probe's launches make one each.
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(launch(sc.s, sc.f, sc.a, sc.b), sc.s);
+  EXPECT_GT(lookups.load(), before);
+  EXPECT_LE(lookups.load(), before + 16);
+}
+
+// A kernel that cannot be identified still passes through, looked up at its first probe.
+TEST_F(step_aside_test, a_lazily_unidentified_kernel_passes_through) {
+  lazy_function = true;
+  const scene sc = make_scene();
+  EXPECT_EQ(launch(sc.s, nullptr, sc.a, sc.b), sc.s);
+  EXPECT_EQ(last_status, 0);
+}
+
 TEST_F(step_aside_test, with_every_stream_aside_operations_on_streams_skip_the_scheduler) {
   const CUcontext ctx = make_device();
   make_current(ctx);

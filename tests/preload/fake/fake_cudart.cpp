@@ -8,6 +8,7 @@
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -94,8 +95,13 @@ void fake_cudart_register(const void* stub, CUfunction function) {
   stubs()[stub] = function;
 }
 
+// How many times a host stub was looked up (cudaGetFuncBySymbol).
+std::atomic<int> stub_lookups{0};
+int fake_cudart_stub_lookups() { return stub_lookups.load(); }
+
 cudaError_t cudaGetFuncBySymbol(cudaFunction_t* out, const void* stub) {
   initialise();
+  stub_lookups.fetch_add(1);
   std::lock_guard lock(mutex);
   const auto it = stubs().find(stub);
   if (it == stubs().end()) return last_error = cudaErrorInvalidDeviceFunction;
