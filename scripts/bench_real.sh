@@ -4,7 +4,7 @@
 # cuda-samples) run natively, under LD_PRELOAD=libacs.so and under ACS_DISABLE=1, interleaved,
 # medians compared, outputs compared bit for bit, then once under ACS_STATS=1.
 #
-#   scripts/bench_real.sh [--out DIR] [--reps N] [--only REGEX] [--mode NAME:VAR=VAL[,...]]...
+#   scripts/bench_real.sh [--out DIR] [--reps N] [--only REGEX] [--modes LIST] [--mode NAME:VAR=VAL[,...]]...
 #                         [--stats-mode NAME]... [--build DIR] [--budget S] [--no-warmup]
 #
 #   --out DIR     results (default docs/results): real_programs.csv, real_programs_modes.csv,
@@ -13,6 +13,7 @@
 #                 programs, whose rows are medians of in-process iterations, 3 for PyTorch
 #                 and the cuda-samples)
 #   --only RE     only the programs (processes) whose manifest name matches, e.g. 'torch|scan'
+#   --modes LIST  the base modes, in run order (default native,acs,acs_disable)
 #   --mode M      one more preloaded mode, e.g. graph_off:ACS_GRAPH=off (repeatable)
 #   --stats-mode NAME  one more ACS_STATS=1 run per program, under that --mode's settings
 #                 (repeatable): its counters go to real_programs_stats.txt as "PROGRAM (NAME):"
@@ -44,12 +45,13 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --reps) reps=$2; shift ;;
     --only) args+=(--only "$2"); only=$2; shift ;;
+    --modes) args+=(--modes "$2"); shift ;;
     --mode) args+=(--mode "$2"); shift ;;
     --stats-mode) args+=(--stats-mode "$2"); shift ;;
     --build) build=$2; shift ;;
     --budget) budget=$2; shift ;;
     --no-warmup) warmup=0 ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "bench_real.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
