@@ -16,6 +16,7 @@
 #include "interpose/hooks_guard.hpp"
 #include "interpose/hooks_handlers.hpp"
 #include "interpose/hooks_kind.hpp"
+#include "interpose/real_driver.hpp"
 #include "src/support/config.hpp"
 #include "src/support/process.hpp"
 #include "src/support/stage_timer.hpp"
@@ -65,7 +66,11 @@ struct hook<Entry, R (*)(A...)> {
     hook_scope scope;
     Entry::count(false);
     const R result = handle<Entry>(kind_tag<Entry::kind>{}, real, a...);
-    if (result != R{}) [[unlikely]] call_failed(static_cast<int>(result));
+    if (result != R{}) [[unlikely]] {
+      call_failed(static_cast<int>(result));
+    } else if constexpr (Entry::kind != hook_kind::code_load && Entry::kind != hook_kind::proc_address) {
+      driver::resolve_early();  // outermost calls only: these two kinds may be nested in others
+    }
     return result;
   }
 };

@@ -55,6 +55,10 @@ void use_for_testing(const table* fake) noexcept {
 
 bool unavailable() noexcept { return failed.load(std::memory_order_relaxed); }
 
+void resolve_early() noexcept {
+  if (ready.load(std::memory_order_acquire) == nullptr && !failed.load(std::memory_order_relaxed)) (void)real();
+}
+
 const table* real() noexcept {
   if (const table* t = ready.load(std::memory_order_acquire)) return t;
   if (failed.load(std::memory_order_relaxed)) return nullptr;

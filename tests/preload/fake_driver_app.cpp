@@ -46,6 +46,7 @@ void fake_cuda_fail_now();
 void fake_cuda_launches(std::uint64_t* seen, std::uint64_t* run);
 const char* fake_cuda_connections_at_init();
 std::size_t fake_cuda_call_count();
+std::uint64_t fake_cuda_proc_lookups();
 int fake_cuda_call_at(std::size_t i, fake_call* out);
 }
 
@@ -185,6 +186,24 @@ int serial_phase_then_loop() {
   return failures == 0 ? 0 : 1;
 }
 
+// Under acs, the program's first launch asks the driver for no entry point: acs resolved its
+// table of driver functions (40 look-ups) after an earlier
+// successful call, not inside the launch, which a program may be timing (FDTD3d).
+int first_launch_lookups() {
+  program p;
+  const std::uint64_t before = fake_cuda_proc_lookups();
+  expect(p.launch(0) == CUDA_SUCCESS, "the first launch");
+  const std::uint64_t during = fake_cuda_proc_lookups() - before;
+  std::printf("look-ups before the first launch: %llu, during it: %llu\n", static_cast<unsigned long long>(before),
+              static_cast<unsigned long long>(during));
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload != nullptr && std::strstr(preload, "libacs") != nullptr)
+    expect(before > 0, "acs resolved its driver table before the first launch");
+  expect(during == 0, "the first launch looked entry points up");
+  expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
+  return failures == 0 ? 0 : 1;
+}
+
 int fault() {
   program p;
   for (int i = 0; i < 200; ++i) expect(p.launch(i) == CUDA_SUCCESS, "a launch before the fault failed");
@@ -315,8 +334,9 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "launch_loop") == 0) return launch_loop(0);
   if (std::strcmp(mode, "launch_loop_busy_host") == 0) return launch_loop(50);
   if (std::strcmp(mode, "serial_phase_then_loop") == 0) return serial_phase_then_loop();
+  if (std::strcmp(mode, "first_launch_lookups") == 0) return first_launch_lookups();
   std::fprintf(stderr, "usage: fake_driver_app deferred_error_sticky|deferred_error_sticky_chain|chain_replay|"
                "deferred_error_fault|deferred_error_attribute|process_fork|side_effects_cuda|launch_loop|"
-               "launch_loop_busy_host|serial_phase_then_loop\n");
+               "launch_loop_busy_host|serial_phase_then_loop|first_launch_lookups\n");
   return 2;
 }

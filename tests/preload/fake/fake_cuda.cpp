@@ -11,6 +11,7 @@
 // call returns CUDA_ERROR_LAUNCH_FAILED, as after a kernel fault.
 #include <cuda.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <cstdlib>
@@ -410,8 +411,13 @@ CUresult cuGetProcAddress(const char* symbol, void** pfn, int version, cuuint64_
   return cuGetProcAddress_v2(symbol, pfn, version, flags, nullptr);
 }
 
+// How many entry points were looked up (cuGetProcAddress), by anyone.
+std::atomic<std::uint64_t> proc_lookups{0};
+std::uint64_t fake_cuda_proc_lookups() { return proc_lookups.load(); }
+
 CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
                              CUdriverProcAddressQueryResult* status) {
+  proc_lookups.fetch_add(1);
   const bool ptds = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
   struct row {
     const char* name;
