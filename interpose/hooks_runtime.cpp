@@ -141,8 +141,7 @@ CUfunction cached_function_of_kernel(cudaKernel_t kernel) noexcept {
   return cached(static_cast<const void*>(kernel), [kernel] { return function_of_kernel(kernel); });
 }
 
-// launch_request::find_function for each way the runtime names a kernel.
-CUfunction find_function_of_stub(const void* stub) noexcept { return cached_function_of_stub(stub); }
+// launch_request::find_function of a cudaKernel_t (a host stub's is cached_function_of_stub).
 CUfunction find_function_of_kernel(const void* kernel) noexcept {
   return cached_function_of_kernel(static_cast<cudaKernel_t>(const_cast<void*>(kernel)));
 }
@@ -163,7 +162,7 @@ struct special<hook_api::runtime> {
   template <class Entry>
   static cudaError_t call(decltype(&::cudaLaunchKernel) real, const void* func, dim3 grid, dim3 block,
                           void** args, std::size_t shared, cudaStream_t stream) noexcept {
-    return launch<Entry>(real, func, find_function_of_stub, grid, block, args, shared, stream);
+    return launch<Entry>(real, func, cached_function_of_stub, grid, block, args, shared, stream);
   }
 
   // __cudaLaunchKernel, __cudaLaunchKernel_ptsz: what <<<>>> compiles to under nvcc 13.
@@ -227,7 +226,7 @@ struct special<hook_api::runtime> {
     launch_shape shape = shape_of(config->gridDim, config->blockDim, config->dynamicSmemBytes);
     shape.attributes = attributes_follow(config->attrs, config->numAttrs, reorder_programmatic);
     launch_request request{config->stream, Entry::zero, nullptr, args, nullptr, Entry::name, shape,
-                           find_function_of_stub, func};
+                           cached_function_of_stub, func};
     return static_cast<cudaError_t>(dispatch(request, issue));
   }
 

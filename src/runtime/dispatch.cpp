@@ -229,11 +229,12 @@ int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     ACS_STAGE(prologue);
 
     stream_target t;
+    bool resolved = resolve_stream(*cuda, r.stream, r.stream_zero, t);
     // Without a current context (a thread's first CUDA call may be this launch), the kernel's
     // look-up makes the thread's device context current (function_of_kernel): then again.
-    if (!resolve_stream(*cuda, r.stream, r.stream_zero, t) &&
-        (r.function != nullptr || function_of(r) == nullptr || !resolve_stream(*cuda, r.stream, r.stream_zero, t)))
-      return issue_directly(launch, r, pass_reason::foreign_context, then::barrier);
+    if (!resolved && r.find_function != nullptr && function_of(r) != nullptr)
+      resolved = resolve_stream(*cuda, r.stream, r.stream_zero, t);
+    if (!resolved) return issue_directly(launch, r, pass_reason::foreign_context, then::barrier);
     if (!t.context->primary) return issue_directly(launch, r, pass_reason::foreign_context, then::nothing);
 
     // A stream acs stepped aside from: straight to it, but for the launches that probe it.
@@ -255,11 +256,7 @@ int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     }
     ACS_STAGE(stream);
     // Only a launch that is probed or goes to the scheduler needs its kernel's function.
-    if (function_of(r) == nullptr) {
-      const int status = issue_directly(launch, r, pass_reason::unknown_function, then::barrier);
-      if (probe_entry != 0) mode.probe_ended(now_ns());
-      return status;
-    }
+    if (function_of(r) == nullptr) return issue_directly(launch, r, pass_reason::unknown_function, then::barrier);
 
     // Every capture begins through a hook: without one in progress, no stream
     // is capturing and the driver need not be asked.
