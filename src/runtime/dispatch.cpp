@@ -242,7 +242,7 @@ int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     const bool adapt = settings().step_aside;
     // Until this launch is issued or enqueued: another thread's launch on the stream must not
     // see a new mode before the join or fork that goes with it (stream_mode.hpp).
-    std::unique_lock<std::mutex> mode_held;
+    std::unique_lock<futex_lock> mode_held;
     if (adapt) mode_held = mode.hold_launches();
     // A stream that starts aside counts among the redirected ones once a probe redirects it.
     if (adapt && mode.first_launch() && !mode.starts_aside())

@@ -38,12 +38,14 @@
 // stream's other launches: none of them may reach the stream directly while its pool work is
 // not joined yet, or the pool after stepping aside (docs/design.md, "Never slower"). The lock
 // is uncontended in practice (a stream is fed by one thread at a time), and the driver
-// serialises launches on one stream anyway. The counters are taken under a spin lock.
+// serialises launches on one stream anyway: an inline futex lock (futex_lock.hpp), since every
+// launch of a stepped-aside stream takes it. The counters are taken under a spin lock.
 #include <atomic>
 #include <cstdint>
 #include <mutex>
 
 #include "scheduler/byte_range.hpp"
+#include "src/support/futex_lock.hpp"
 
 namespace acs {
 
@@ -96,7 +98,7 @@ class stream_mode {
 
   /// @brief Held by a launch on the stream from its first look at the mode until it was issued
   /// (or enqueued), and by everything that changes the mode together with a join or fork.
-  [[nodiscard]] std::unique_lock<std::mutex> hold_launches() { return std::unique_lock(launches_); }
+  [[nodiscard]] std::unique_lock<futex_lock> hold_launches() noexcept { return std::unique_lock(launches_); }
 
   /// @brief The current mode: one acquire load.
   stream_mode_kind mode() const noexcept { return mode_.load(std::memory_order_acquire); }
@@ -166,7 +168,7 @@ class stream_mode {
   bool launch_bound_locked() const noexcept;
 
   stream_mode_policy policy_;
-  std::mutex launches_;
+  futex_lock launches_;
   std::atomic<stream_mode_kind> mode_{stream_mode_kind::redirect};
   std::atomic<bool> seen_{false};
   std::atomic<bool> locked_{false};
