@@ -1,4 +1,6 @@
 #include "interpose/real_driver.hpp"
+#include "src/support/hot_flags.hpp"
+#include "src/support/hot_path.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -43,8 +45,8 @@ outcome resolve_all(table& t) noexcept {
   return complete ? outcome::ready : outcome::failed;
 }
 
-std::atomic<bool> failed{false};
-std::atomic<const table*> ready{nullptr};
+constexpr std::atomic<bool>& failed = hot.driver_failed;
+constexpr std::atomic<const table*>& ready = hot.driver_table;
 
 }  // namespace
 
@@ -53,13 +55,13 @@ void use_for_testing(const table* fake) noexcept {
   failed.store(false, std::memory_order_relaxed);
 }
 
-bool unavailable() noexcept { return failed.load(std::memory_order_relaxed); }
+ACS_HOT bool unavailable() noexcept { return failed.load(std::memory_order_relaxed); }
 
-void resolve_early() noexcept {
+ACS_HOT void resolve_early() noexcept {
   if (ready.load(std::memory_order_acquire) == nullptr && !failed.load(std::memory_order_relaxed)) (void)real();
 }
 
-const table* real() noexcept {
+ACS_HOT const table* real() noexcept {
   if (const table* t = ready.load(std::memory_order_acquire)) return t;
   if (failed.load(std::memory_order_relaxed)) return nullptr;
   // Not resolved yet: libcuda may simply not be loaded so far, so failure to find it is not

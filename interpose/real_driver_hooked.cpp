@@ -1,4 +1,6 @@
 #include "interpose/real_driver_hooked.hpp"
+#include "src/support/hot_flags.hpp"
+#include "src/support/hot_path.hpp"
 
 #include <atomic>
 #include <type_traits>
@@ -13,7 +15,7 @@ namespace {
 ACS_DRIVER_HOOKS(ACS_REAL_DRIVER_CHECK_HOOKED)
 #undef ACS_REAL_DRIVER_CHECK_HOOKED
 
-constinit std::atomic<const driver_state*> published{nullptr};
+constexpr std::atomic<const driver_state*>& published = hot.driver;
 
 const driver_state* resolve() noexcept {
   void* handle = libcuda();
@@ -36,7 +38,7 @@ const driver_state* resolve() noexcept {
 
 }  // namespace
 
-const driver_state* driver_state_now() noexcept { return published_or(published, resolve); }
+ACS_HOT const driver_state* driver_state_now() noexcept { return published_or(published, resolve); }
 
 
 }  // namespace acs::real

@@ -10,6 +10,10 @@
 #                   are too cheap for a hand-off to another thread to pay)
 # A variant whose program was not built (no GPU, or no CUDA compiler; tests or benchmarks off)
 # is skipped with a line saying so.
+# COLD=KB (fake only): the program walks KB kilobytes of memory between two calls and times each
+# call alone (--cold): acs's cost where a framework's own host code evicts it from the caches
+# between launches (4096 evicts this 2-core machine's 2 MiB L2 per core: the hot loop's +70 ns
+# launch costs about +550 ns there).
 #   scripts/call_overhead.sh [BUILD_DIR]     default build-device; ROUNDS=5
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,14 +36,19 @@ for variant in shared static fake; do
     echo "$variant: $bin was not built: skipped"
     continue
   fi
+  args=()
+  if [[ -n ${COLD:-} ]]; then
+    [[ $variant == fake ]] || { echo "$variant: COLD is for the fake rows only: skipped"; continue; }
+    args=(--cold "$COLD" --calls 2000 --reps 5)
+  fi
   : >"$tmp/$variant.graph"
   for ((r = 0; r < rounds; r++)); do
-    env "${env[@]}" "$bin" >>"$tmp/$variant.native"
-    env "${env[@]}" LD_PRELOAD="$lib" ACS_DISABLE=1 "$bin" >>"$tmp/$variant.hooks"
-    env "${env[@]}" LD_PRELOAD="$lib" "$bin" >>"$tmp/$variant.acs"
+    env "${env[@]}" "$bin" "${args[@]}" >>"$tmp/$variant.native"
+    env "${env[@]}" LD_PRELOAD="$lib" ACS_DISABLE=1 "$bin" "${args[@]}" >>"$tmp/$variant.hooks"
+    env "${env[@]}" LD_PRELOAD="$lib" "$bin" "${args[@]}" >>"$tmp/$variant.acs"
     # The fake driver offers graphs on request: the application thread's cost with graph replay.
     if [[ $variant == fake ]]; then
-      env "${env[@]}" FAKE_CUDA_GRAPHS=1 LD_PRELOAD="$lib" ACS_GRAPH=auto ACS_STEP_ASIDE=0 "$bin" >>"$tmp/$variant.graph"
+      env "${env[@]}" FAKE_CUDA_GRAPHS=1 LD_PRELOAD="$lib" ACS_GRAPH=auto ACS_STEP_ASIDE=0 "$bin" "${args[@]}" >>"$tmp/$variant.graph"
     fi
   done
   python3 - "$tmp" "$variant" <<'PY'

@@ -1,6 +1,7 @@
 // The launch side of the annotation API: which declaration a launch gets
 // (declared.hpp gives the precedence), completed and checked as the options say.
 #include "annotations/declared/declared.hpp"
+#include "src/support/hot_path.hpp"
 
 #include <atomic>
 #include <deque>
@@ -149,7 +150,7 @@ bool take(CUfunction function, void** params, launch_footprint& out, void** extr
   return annotations::take(function, params, extra, out, annotations::process_view());
 }
 
-void discard_pending() noexcept {
+ACS_HOT void discard_pending() noexcept {
   if (annotations::thread_state* ts = annotations::this_thread()) {
     ts->pending.reset();
     ts->barrier = false;

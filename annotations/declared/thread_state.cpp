@@ -1,4 +1,5 @@
 #include "annotations/declared/thread_state.hpp"
+#include "src/support/hot_path.hpp"
 
 #include <atomic>
 
@@ -26,8 +27,9 @@ const declaration& all_memory() noexcept {
 
 // Set by the destructor: after it, a late launch on this thread (from another
 // thread_local's destructor) sees no state instead of a destroyed one.
-thread_local bool state_destroyed = false;
-thread_local thread_state state;
+// Initial-exec (libacs.so is preloaded): every launch reads them, to drop what was declared for it.
+thread_local bool state_destroyed [[gnu::tls_model("initial-exec")]] = false;
+thread_local thread_state state [[gnu::tls_model("initial-exec")]];
 
 }  // namespace
 
@@ -84,7 +86,7 @@ const declaration* thread_state::innermost() const noexcept {
   return nullptr;
 }
 
-thread_state* this_thread() noexcept {
+ACS_HOT thread_state* this_thread() noexcept {
   if (state_destroyed) return nullptr;
   return &state;
 }

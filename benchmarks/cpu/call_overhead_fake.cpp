@@ -8,8 +8,12 @@
 // neighbours: they go to the pool, through the scheduler), the same with a new grid size each
 // time (under ACS_GRAPH=auto a sequence that never recurs: what recurrence detection costs), and
 // the chain with a new grid size each time (a stepped-aside stream's sequence that never recurs).
+// With --cold KB, the program walks KB kilobytes of its own memory between two calls (as a
+// framework's host code does between its launches: eager PyTorch runs ~10-20 us of Python per
+// operator) and times each call alone: what acs costs where its code and data are no longer in
+// the processor's caches, which a loop of calls alone never shows.
 //
-//   acs_call_overhead_fake [--calls N] [--reps R] [--only NAME]
+//   acs_call_overhead_fake [--calls N] [--reps R] [--only NAME] [--cold KB]
 #include <cuda.h>
 
 #include <algorithm>
@@ -39,12 +43,20 @@ bool ok(CUresult r, const char* what) {
 
 int main(int argc, char** argv) {
   int calls = 20000, reps = 7;
+  std::size_t cold_kb = 0;     // memory walked between two calls (0: none, a hot loop)
   const char* only = nullptr;  // one row (for a profiler)
   for (int i = 1; i + 1 < argc; ++i) {
     if (!std::strcmp(argv[i], "--calls")) calls = std::max(1, std::atoi(argv[++i]));
     if (!std::strcmp(argv[i], "--reps")) reps = std::max(1, std::atoi(argv[++i]));
     if (!std::strcmp(argv[i], "--only")) only = argv[++i];
+    if (!std::strcmp(argv[i], "--cold")) cold_kb = static_cast<std::size_t>(std::max(0, std::atoi(argv[++i])));
   }
+  // Written once, read a line at a time between calls: evicts what the call before left in the caches.
+  std::vector<unsigned char> cold(cold_kb * 1024, 1);
+  unsigned sink = 0;
+  const auto walk = [&] {
+    for (std::size_t i = 0; i < cold.size(); i += 64) sink += cold[i];
+  };
   CUcontext context = nullptr;
   CUstream stream = nullptr, other = nullptr;
   CUevent event = nullptr;
@@ -91,14 +103,25 @@ int main(int argc, char** argv) {
     if (only != nullptr && std::strcmp(only, c.name) != 0) continue;
     std::vector<double> ns;
     for (int r = 0; r < reps; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < calls; ++i) c.run();
-      const auto t1 = std::chrono::steady_clock::now();
+      double total = 0;
+      if (cold.empty()) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < calls; ++i) c.run();
+        total = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+      } else {
+        for (int i = 0; i < calls; ++i) {
+          walk();
+          const auto t0 = std::chrono::steady_clock::now();
+          c.run();
+          total += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+        }
+      }
       if (!ok(cuCtxSynchronize(), "cuCtxSynchronize")) return 1;
       fake_cuda_reset();
-      ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / calls);
+      ns.push_back(total / calls);
     }
     std::printf("call=%s ns=%.1f\n", c.name, median(ns));
   }
+  if (sink == 0xffffffffu) std::printf("\n");  // keeps the walk
   return ok(cuCtxSynchronize(), "cuCtxSynchronize") ? 0 : 1;
 }

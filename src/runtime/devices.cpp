@@ -1,4 +1,6 @@
 #include "src/runtime/devices.hpp"
+#include "src/support/hot_flags.hpp"
+#include "src/support/hot_path.hpp"
 
 #include "src/runtime/capture.hpp"
 
@@ -59,13 +61,14 @@ void sum_stats(stats::summary& s) {
 }
 
 // This thread's current context, valid while handles_epoch() is unchanged.
-thread_local thread_cache<CUcontext, context_entry*, 1> current_context_cache;
+// Initial-exec, like hooks_guard.hpp's depth: read at every launch on a default stream, and
+// libacs.so is preloaded, so its thread-locals live in the initial TLS block (no __tls_get_addr).
+thread_local thread_cache<CUcontext, context_entry*, 1> current_context_cache [[gnu::tls_model("initial-exec")]];
 
 }  // namespace
 
-std::atomic<std::uint64_t>& handles_epoch() noexcept {
-  static std::atomic<std::uint64_t> epoch{1};
-  return epoch;
+ACS_HOT std::atomic<std::uint64_t>& handles_epoch() noexcept {
+  return hot.handles_epoch;
 }
 
 context_entry* context_of(const driver::table& cuda, CUcontext context) {

@@ -15,6 +15,8 @@
 // so it is a barrier (rule 2). Before any work on a stream, the stream joins
 // its pool work (the lazy join): CUDA calls, never made on a capturing stream.
 #include "src/runtime/dispatch.hpp"
+#include "src/support/hot_flags.hpp"
+#include "src/support/hot_path.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -73,9 +75,9 @@ message reason_message(pass_reason why) noexcept {
 
 // Counted every time, said once per reason (without a lock: launches on a
 // capturing or foreign stream may come by the thousand).
-void note_reason(pass_reason why) noexcept {
+ACS_HOT void note_reason(pass_reason why) noexcept {
   stats::count_pass(why);
-  static std::atomic<bool> said[stats::reason_count]{};
+  std::atomic<bool>(&said)[stats::reason_count] = hot.reason_said;
   const auto i = static_cast<std::size_t>(why);
   if (i >= stats::reason_count || said[i].load(std::memory_order_relaxed) || said[i].exchange(true)) return;
   const auto [level, what] = reason_message(why);
@@ -84,7 +86,7 @@ void note_reason(pass_reason why) noexcept {
 
 // Launch segments (ACS_GRAPH=auto) also replay the streams acs stepped aside from
 // (ACS_GRAPH_ASIDE): their launches go through the scheduler, which may hold them.
-bool replays_aside() noexcept {
+ACS_HOT bool replays_aside() noexcept {
   const config& c = settings();
   return c.graph && !c.graph_pool && c.graph_aside && c.trace.empty();
 }
@@ -93,7 +95,7 @@ bool replays_aside() noexcept {
 // stream has work on the pool that it does not contain itself: operations on streams need no
 // join and no fork, and the scheduler is not asked. One load. Not while stepped-aside streams
 // are replayed: a held segment must be issued at every observation point.
-bool nothing_redirected() noexcept {
+ACS_HOT bool nothing_redirected() noexcept {
   return settings().step_aside && !replays_aside() && redirected_streams().load(std::memory_order_acquire) == 0;
 }
 
@@ -134,7 +136,7 @@ void barrier_on(CUstream stream, default_stream zero) {
 
 enum class then { barrier, nothing };
 
-int issue_directly(pending_launch& launch, const launch_request& r, pass_reason why, then after) noexcept {
+ACS_HOT int issue_directly(pending_launch& launch, const launch_request& r, pass_reason why, then after) noexcept {
   launch_passed_through();
   if (after == then::barrier && !launch.issued)
     guarded("join before a direct launch", [&] { before_work_on(r.stream, r.stream_zero); });
@@ -152,7 +154,7 @@ int issue_directly(pending_launch& launch, const launch_request& r, pass_reason 
 
 // A launch of a stream acs stepped aside from goes straight to it. Only while other streams are
 // redirected is it work issued directly on a stream, with its join and fork (rule 2).
-int launch_aside(pending_launch& launch, const launch_request& r) noexcept {
+ACS_HOT int launch_aside(pending_launch& launch, const launch_request& r) noexcept {
   return issue_directly(launch, r, pass_reason::no_parallelism, nothing_redirected() ? then::nothing : then::barrier);
 }
 
@@ -160,7 +162,7 @@ int launch_aside(pending_launch& launch, const launch_request& r) noexcept {
 // work issued directly on it, or holds it where its segment recurs (segment_replay.hpp). Never
 // during a capture of the stream (the launch must join the capture), nor where the thread may not
 // make capture-unsafe calls (a flush may). `rt` receives the scheduler, for the caller's catch.
-int launch_aside(pending_launch& launch, launch_request& r, const driver::table& cuda,
+ACS_HOT int launch_aside(pending_launch& launch, launch_request& r, const driver::table& cuda,
                  const stream_target& t, device_runtime*& rt) {
   if (!replays_aside() || launch.issued || function_of(r) == nullptr) return launch_aside(launch, r);
   const unsafe_section section;
@@ -199,7 +201,7 @@ declared::launch_footprint& scratch_footprint() {
 
 }  // namespace
 
-bool active() noexcept {
+ACS_HOT bool active() noexcept {
   return !process::forked_child() && !settings().pass_through() && !driver::unavailable();
 }
 
@@ -216,7 +218,7 @@ void launch_conditions_change_begins() noexcept { launch_conditions::change_begi
 void launch_conditions_changed() noexcept { launch_conditions::change_ends(); }
 void call_failed(int status) noexcept { (void)launch_conditions::call_failed(status); }
 
-int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
+ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
   pending_launch launch{issue, &r};
   device_runtime* rt = nullptr;
   try {

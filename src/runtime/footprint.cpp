@@ -1,4 +1,5 @@
 #include "src/runtime/footprint.hpp"
+#include "src/support/hot_path.hpp"
 
 #include "annotations/inferred/allocation_map.hpp"
 #include "src/support/config.hpp"
@@ -28,7 +29,7 @@ void touch_everything(access_set& access) {
 
 }  // namespace
 
-void launch_passed_through() noexcept { declared::discard_pending(); }
+ACS_HOT void launch_passed_through() noexcept { declared::discard_pending(); }
 
 bool plan_launch(const launch_request& request, declared::launch_footprint& out, bool may_wait) {
   if (declared::take(request.function, request.params, out, request.extra)) {

@@ -1,4 +1,6 @@
 #include "src/runtime/start.hpp"
+#include "src/support/hot_flags.hpp"
+#include "src/support/hot_path.hpp"
 
 #include <pthread.h>
 #include <sys/stat.h>
@@ -129,16 +131,16 @@ void set_device_connections() {
     ::setenv(name, value->c_str(), /*overwrite=*/0);
 }
 
-constinit std::atomic<bool> cuda_set_up{false};
+constexpr std::atomic<bool>& cuda_set_up = hot.cuda_set_up;
 
 }  // namespace
 
 namespace {
 // Set once the services are connected and tracing decided: every later call is one load.
-constinit std::atomic<bool> started{false};
+constexpr std::atomic<bool>& started = hot.runtime_started;
 }  // namespace
 
-void runtime_started() noexcept {
+ACS_HOT void runtime_started() noexcept {
   if (started.load(std::memory_order_acquire) || process::forked_child()) return;
   connect_once();
   trace::start_once(trace_options);
@@ -147,7 +149,7 @@ void runtime_started() noexcept {
 
 // Every thread's first CUDA call waits until the first one has set the environment up: its own
 // next call may create a context.
-void cuda_in_use() noexcept {
+ACS_HOT void cuda_in_use() noexcept {
   if (cuda_set_up.load(std::memory_order_acquire)) return;
   static std::once_flag once;
   try {

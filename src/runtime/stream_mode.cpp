@@ -1,4 +1,5 @@
 #include "src/runtime/stream_mode.hpp"
+#include "src/support/hot_path.hpp"
 
 #include <algorithm>
 
@@ -41,7 +42,7 @@ bool stream_mode::conflicts_with_previous(const access_set& footprint) {
   return conflict;
 }
 
-stream_mode::aside_step stream_mode::next_aside_launch() noexcept {
+ACS_HOT stream_mode::aside_step stream_mode::next_aside_launch() noexcept {
   lock_guard lock(locked_);
   if (probe_left_ > 0) return aside_step::probe;
   if (until_probe_ > 0) {

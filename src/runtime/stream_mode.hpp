@@ -90,7 +90,7 @@ struct stream_mode_policy {
   static stream_mode_policy from_settings() noexcept;
 };
 
-class stream_mode {
+class alignas(64) stream_mode {
  public:
   explicit stream_mode(stream_mode_policy policy = {}) noexcept : policy_(policy) { start(); }
   stream_mode(const stream_mode&) = delete;
@@ -167,17 +167,19 @@ class stream_mode {
   bool conflicts_with_previous(const access_set& footprint);
   bool launch_bound_locked() const noexcept;
 
-  stream_mode_policy policy_;
+  // First, in the object's first cache line: what a stepped-aside stream's every launch reads
+  // (its lock, the mode, next_aside_launch's counters); the rest only probes and redirects read.
   futex_lock launches_;
   std::atomic<stream_mode_kind> mode_{stream_mode_kind::redirect};
   std::atomic<bool> seen_{false};
   std::atomic<bool> locked_{false};
   // Under locked_:
+  unsigned probe_left_ = 0;     // aside: launches of the current probe still to compute
+  std::uint64_t until_probe_ = 0;  // aside: direct launches before the next probe
+  stream_mode_policy policy_;
   access_set previous_;
   bool has_previous_ = false;
   unsigned chained_ = 0;        // redirect: consecutive launches conflicting with their predecessor
-  std::uint64_t until_probe_ = 0;  // aside: direct launches before the next probe
-  unsigned probe_left_ = 0;     // aside: launches of the current probe still to compute
   unsigned probe_found_ = 0;    // aside: independent launches found by the current probe
   unsigned probe_needed_ = 0;   // aside: how many the current probe must find
   unsigned probe_independent_ = 0, probe_busy_ = 0;  // aside: the current probe's launches, for the log

@@ -1,4 +1,6 @@
 #include "src/runtime/streams.hpp"
+#include "src/support/hot_flags.hpp"
+#include "src/support/hot_path.hpp"
 
 #include <memory>
 #include <shared_mutex>
@@ -21,7 +23,7 @@ struct stream_info {
   int priority = 0;  // its pool streams' (docs/design.md rule 12)
 };
 
-std::atomic<int> redirected{0};
+constexpr std::atomic<int>& redirected = hot.redirected_streams;
 
 // Stream modes outlive their streams: another thread may still hold a pointer it resolved just
 // before the stream was destroyed (a program that uses a stream while destroying it is wrong,
@@ -69,7 +71,7 @@ stream_table& table() {
 }
 
 // Answers of this thread, valid while handles_epoch() is unchanged.
-thread_local thread_cache<CUstream, stream_info, 8> recent_streams;
+thread_local thread_cache<CUstream, stream_info, 8> recent_streams [[gnu::tls_model("initial-exec")]];  // read at every launch: as devices.cpp's
 
 // The driver's view of a created stream; false for an invalid handle.
 bool query_stream(const driver::table& cuda, CUstream s, stream_info& out) {
@@ -85,7 +87,7 @@ bool query_stream(const driver::table& cuda, CUstream s, stream_info& out) {
   return out.context != nullptr;
 }
 
-bool lookup(const driver::table& cuda, CUstream s, stream_info& out) {
+ACS_HOT bool lookup(const driver::table& cuda, CUstream s, stream_info& out) {
   const std::uint64_t epoch = handles_epoch().load(std::memory_order_acquire);
   if (const stream_info* hit = recent_streams.find(s, epoch)) {
     out = *hit;
@@ -151,13 +153,13 @@ per_thread_stream& this_thread_stream() noexcept {
 
 }  // namespace
 
-std::atomic<int>& redirected_streams() noexcept { return redirected; }
+ACS_HOT std::atomic<int>& redirected_streams() noexcept { return redirected; }
 
 std::uintptr_t per_thread_stream_key() noexcept { return this_thread_stream().key; }
 
 static_assert(sizeof(CUstream) == sizeof(std::uintptr_t));
 
-bool resolve_stream(const driver::table& cuda, CUstream stream, default_stream zero, stream_target& out) {
+ACS_HOT bool resolve_stream(const driver::table& cuda, CUstream stream, default_stream zero, stream_target& out) {
   const CUstream s = normalise_stream(stream, zero);
   if (s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) {
     out.context = current_context(cuda);

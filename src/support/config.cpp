@@ -214,8 +214,6 @@ std::optional<std::string> device_connections_to_set(const config& c, const char
 
 namespace detail {
 
-constinit std::atomic<const config*> settings_made{nullptr};
-
 const config& settings_slow() noexcept {
   static const config* const instance = []() noexcept -> const config* {
     try {

@@ -65,6 +65,7 @@
 // the same as an unset one. Integers are decimal; a malformed one gets the
 // default, an out-of-range one the nearest bound.
 #include <atomic>
+#include "src/support/hot_flags.hpp"
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -92,7 +93,7 @@ enum class no_ptx_mode : std::uint8_t { everything, arguments };
 enum class host_mapped_mode : std::uint8_t { ordered, free };
 
 
-struct config {
+struct alignas(64) config {
   static constexpr unsigned default_window = 32;
   static constexpr unsigned max_window = 1024;
   // 16: see default_streams_note in config.cpp.
@@ -113,10 +114,17 @@ struct config {
   static constexpr graph_settings max_graph{scheduler_config::max_graph_after, scheduler_config::max_graph_cache,
                                             scheduler_config::max_graph_idle_us, scheduler_config::max_graph_kernels};
 
-  unsigned window = default_window;
-  unsigned streams = default_streams;
+  // First, in one cache line: what every hooked launch reads (pass_through(), the stepped-aside
+  // path's step_aside and replays_aside(), trace.empty()); the rest is read when a launch does more.
   bool disable = false;
   bool launch_blocking = false;
+  bool step_aside = true;
+  bool graph = false;        // ACS_GRAPH=auto or pool
+  bool graph_pool = false;   // ACS_GRAPH=pool
+  bool graph_aside = false;  // ACS_GRAPH_ASIDE (only with ACS_GRAPH=auto)
+  std::string trace;         // empty: no trace
+  unsigned window = default_window;
+  unsigned streams = default_streams;
   log_level log = log_level::warn;
   bool stats = false;
   infer_mode infer = infer_mode::alloc;
@@ -127,21 +135,16 @@ struct config {
   chain_merge merge = chain_merge::adaptive;
   bool issue_thread = true;
   unsigned issue_threads = default_issue_threads;
-  bool graph = false;       // ACS_GRAPH=auto or pool
-  bool graph_pool = false;  // ACS_GRAPH=pool
   unsigned graph_after = default_graph.after;
   unsigned graph_cache = default_graph.cache;
   unsigned graph_idle_us = default_graph.idle_us;
   unsigned graph_kernels = default_graph.kernels;
-  bool graph_aside = false;  // ACS_GRAPH_ASIDE (only with ACS_GRAPH=auto)
   bool check = false;
-  bool step_aside = true;
   bool start_aside = true;
   unsigned first_probe = default_first_probe;  // ACS_FIRST_PROBE
   bool probe_backlog = true;
   bool pdl_reorder = false;  // ACS_PDL=reorder
   unsigned connections = 0;  // ACS_CONNECTIONS; 0: CUDA_DEVICE_MAX_CONNECTIONS left alone
-  std::string trace;  // empty: no trace
   std::string stats_file;  // empty: none; else absolute
   /// @brief Whether statistics are counted (printed, written, or both).
   bool counting_stats() const noexcept { return stats || !stats_file.empty(); }
@@ -172,7 +175,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues 
 /// @brief The process's settings, parsed from the environment on first use; the
 /// issues are logged then, once each. Thread-safe; never throws.
 namespace detail {
-extern constinit std::atomic<const config*> settings_made;  // set once settings_slow() made them
+inline constexpr std::atomic<const config*>& settings_made = hot.settings;  // set once settings_slow() made them
 const config& settings_slow() noexcept;
 }  // namespace detail
 

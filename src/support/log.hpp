@@ -10,6 +10,7 @@
 // ACS_LOG_TRACE/ACS_LOG_DEBUG compile to nothing below ACS_LOG_ACTIVE_LEVEL (hot paths);
 // log::debug is always there, for diagnostics a release build should still give.
 #include <fmt/format.h>
+#include "src/support/hot_flags.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -26,7 +27,7 @@ namespace acs::log {
 
 namespace detail {
 // -1 until ACS_LOG_LEVEL is read.
-inline constinit std::atomic<int> threshold{-1};
+inline constexpr std::atomic<int>& threshold = hot.log_threshold;
 int read_threshold() noexcept;
 void write(log_level level, fmt::string_view format, fmt::format_args args) noexcept;
 }  // namespace detail

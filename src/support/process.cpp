@@ -7,7 +7,6 @@ namespace acs::process {
 namespace detail {
 
 constinit std::atomic<bool> used{false};
-constinit std::atomic<bool> child{false};
 
 }  // namespace detail
 

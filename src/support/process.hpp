@@ -6,12 +6,13 @@
 //    parent, so the child passes every call straight through and does no work at exit. (A child
 //    forked before the program used CUDA is a fresh process for acs.)
 #include <atomic>
+#include "src/support/hot_flags.hpp"
 
 namespace acs::process {
 
 namespace detail {
 extern constinit std::atomic<bool> used;
-extern constinit std::atomic<bool> child;
+inline constexpr std::atomic<bool>& child = hot.forked_child;
 }  // namespace detail
 
 /// @brief Whether a CUDA call was seen in this process (or its parent, before a fork).

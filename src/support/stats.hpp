@@ -4,6 +4,7 @@
 // the GPU tests parse (per device: device<N>_dispatched=... with N the CUDA device ordinal).
 // Printing makes no CUDA call (the driver may be gone).
 #include <array>
+#include "src/support/hot_flags.hpp"
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -39,7 +40,7 @@ struct summary {
 void add_scheduler(summary& s, int device, const scheduler_stats& stats);
 
 namespace detail {
-inline std::atomic<bool> counting{false};
+inline constexpr std::atomic<bool>& counting = hot.stats_counting;
 struct counters {
   std::atomic<std::uint64_t> kernels_seen{0};
   std::array<std::atomic<std::uint64_t>, reason_count> passed{};

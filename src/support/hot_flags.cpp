@@ -1,0 +1,7 @@
+#include "src/support/hot_flags.hpp"
+
+namespace acs {
+
+constinit hot_flags hot;
+
+}  // namespace acs
