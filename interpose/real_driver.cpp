@@ -55,13 +55,11 @@ void use_for_testing(const table* fake) noexcept {
   failed.store(false, std::memory_order_relaxed);
 }
 
-ACS_HOT bool unavailable() noexcept { return failed.load(std::memory_order_relaxed); }
-
-ACS_HOT void resolve_early() noexcept {
-  if (ready.load(std::memory_order_acquire) == nullptr && !failed.load(std::memory_order_relaxed)) (void)real();
+void resolve_early_slow() noexcept {
+  if (ready.load(std::memory_order_acquire) == nullptr && !failed.load(std::memory_order_relaxed)) (void)real_slow();
 }
 
-ACS_HOT const table* real() noexcept {
+const table* real_slow() noexcept {
   if (const table* t = ready.load(std::memory_order_acquire)) return t;
   if (failed.load(std::memory_order_relaxed)) return nullptr;
   // Not resolved yet: libcuda may simply not be loaded so far, so failure to find it is not

@@ -16,6 +16,7 @@
 // of cudaTypedefs.h (`cuEventDestroy_` is the cuEventDestroy_v2 ABI, version 4000), so cuda.h's
 // renaming macros never touch them and every translation unit sees the same struct.
 #include <cuda.h>
+#include "src/support/hot_flags.hpp"
 #include <cudaTypedefs.h>
 
 #include "interpose/hooks_table.inc"
@@ -28,12 +29,19 @@ struct table {
 #undef ACS_DRIVER_MEMBER
 };
 
+const table* real_slow() noexcept;
+void resolve_early_slow() noexcept;
+
 /// @brief The real driver functions, or nullptr when libcuda is not loaded (yet) or lacks a
-/// required function (then logged once). Thread-safe, one load after success.
-const table* real() noexcept;
+/// required function (then logged once). Thread-safe, one load after success (inline: every
+/// launch asks, src/support/hot_flags.hpp).
+inline const table* real() noexcept {
+  if (const table* t = hot.driver_table.load(std::memory_order_acquire)) [[likely]] return t;
+  return real_slow();
+}
 
 /// @brief True once resolution failed for good (libcuda loaded but unusable).
-bool unavailable() noexcept;
+inline bool unavailable() noexcept { return hot.driver_failed.load(std::memory_order_relaxed); }
 
 /// @brief After a hooked call succeeded: resolves the table now if it is not yet (one load once
 /// it is). Resolving asks the driver for each of acs's 40 functions (cuGetProcAddress); left to
@@ -41,7 +49,11 @@ bool unavailable() noexcept;
 /// this project's CPU machine (2-3 µs natively), and cuda-samples' FDTD3d, timed from an event
 /// just before its first launch, lost 40 µs under acs on the H200 (x0.95). A successful call
 /// means the driver is loaded, typically while the program sets up.
-void resolve_early() noexcept;
+inline void resolve_early() noexcept {
+  if (hot.driver_table.load(std::memory_order_acquire) != nullptr || hot.driver_failed.load(std::memory_order_relaxed))
+    [[likely]] return;
+  resolve_early_slow();
+}
 
 /// @brief Tests only: makes real() return `fake` (a simulated driver), or resolve again when nullptr.
 void use_for_testing(const table* fake) noexcept;

@@ -67,9 +67,6 @@ thread_local thread_cache<CUcontext, context_entry*, 1> current_context_cache [[
 
 }  // namespace
 
-ACS_HOT std::atomic<std::uint64_t>& handles_epoch() noexcept {
-  return hot.handles_epoch;
-}
 
 context_entry* context_of(const driver::table& cuda, CUcontext context) {
   if (context == nullptr) return nullptr;

@@ -7,6 +7,7 @@
 // the process exits, and the driver may be gone by then, so acs tears nothing
 // down. A destroyed context's scheduler is abandoned, not freed.
 #include <cuda.h>
+#include "src/support/hot_flags.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -44,7 +45,7 @@ struct context_entry {
 
 /// @brief Changes whenever a stream or context handle may have been reused: caches
 /// of stream and context lookups compare it.
-std::atomic<std::uint64_t>& handles_epoch() noexcept;
+inline std::atomic<std::uint64_t>& handles_epoch() noexcept { return hot.handles_epoch; }
 
 /// @brief The entry of `context`, classified on first sight; nullptr if that fails.
 context_entry* context_of(const driver::table& cuda, CUcontext context);

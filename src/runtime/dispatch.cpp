@@ -86,7 +86,7 @@ ACS_HOT void note_reason(pass_reason why) noexcept {
 
 // Launch segments (ACS_GRAPH=auto) also replay the streams acs stepped aside from
 // (ACS_GRAPH_ASIDE): their launches go through the scheduler, which may hold them.
-ACS_HOT bool replays_aside() noexcept {
+[[gnu::always_inline]] inline bool replays_aside() noexcept {
   const config& c = settings();
   return c.graph && !c.graph_pool && c.graph_aside && c.trace.empty();
 }
@@ -95,7 +95,7 @@ ACS_HOT bool replays_aside() noexcept {
 // stream has work on the pool that it does not contain itself: operations on streams need no
 // join and no fork, and the scheduler is not asked. One load. Not while stepped-aside streams
 // are replayed: a held segment must be issued at every observation point.
-ACS_HOT bool nothing_redirected() noexcept {
+[[gnu::always_inline]] inline bool nothing_redirected() noexcept {
   return settings().step_aside && !replays_aside() && redirected_streams().load(std::memory_order_acquire) == 0;
 }
 

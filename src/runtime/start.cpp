@@ -140,7 +140,7 @@ namespace {
 constexpr std::atomic<bool>& started = hot.runtime_started;
 }  // namespace
 
-ACS_HOT void runtime_started() noexcept {
+void runtime_started_slow() noexcept {
   if (started.load(std::memory_order_acquire) || process::forked_child()) return;
   connect_once();
   trace::start_once(trace_options);

@@ -9,9 +9,18 @@
 //    call from inside dlsym): tracing starts if ACS_TRACE or ACS_STATS ask for it (also under
 //    ACS_DISABLE: the trace then shows the program as it runs without acs).
 
+#include "src/support/hot_flags.hpp"
+
 namespace acs {
 
-/// @brief Starts what has not started yet; one atomic load afterwards. Never throws.
-void runtime_started() noexcept;
+void runtime_started_slow() noexcept;
+
+/// @brief Starts what has not started yet; one atomic load afterwards (inline: every hooked
+/// launch calls it). Never throws.
+inline void runtime_started() noexcept {
+  if (hot.runtime_started.load(std::memory_order_acquire) || hot.forked_child.load(std::memory_order_relaxed))
+    [[likely]] return;
+  runtime_started_slow();
+}
 
 }  // namespace acs

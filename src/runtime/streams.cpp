@@ -153,7 +153,6 @@ per_thread_stream& this_thread_stream() noexcept {
 
 }  // namespace
 
-ACS_HOT std::atomic<int>& redirected_streams() noexcept { return redirected; }
 
 std::uintptr_t per_thread_stream_key() noexcept { return this_thread_stream().key; }
 

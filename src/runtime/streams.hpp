@@ -16,6 +16,7 @@
 // cached (a process-wide map, fronted by a small per-thread cache); a destroyed
 // stream's handle may be reused at once, so destruction invalidates the caches.
 #include <cuda.h>
+#include "src/support/hot_flags.hpp"
 
 #include <cstdint>
 
@@ -36,7 +37,7 @@ struct stream_target {
 /// @brief How many streams, over every device, acs redirects now (first launch seen, mode
 /// `redirect`). While none is, no stream has work on the pool that it does not contain
 /// itself, so operations on streams need no join or fork: the hooks skip the scheduler.
-std::atomic<int>& redirected_streams() noexcept;
+inline std::atomic<int>& redirected_streams() noexcept { return hot.redirected_streams; }
 
 /// @brief 0 replaced by the default stream the entry point means.
 inline CUstream normalise_stream(CUstream stream, default_stream zero) noexcept {
