@@ -121,14 +121,14 @@ bool joinable(const stream_target& t) {
 }
 
 // Work is about to be issued directly on the application's stream (rule 2).
-void before_work_on(CUstream stream, default_stream zero) {
+ACS_HOT void before_work_on(CUstream stream, default_stream zero) {
   if (nothing_redirected()) return;
   stream_target t;
   if (device_runtime* rt = runtime_of(stream, zero, t); rt != nullptr && joinable(t)) rt->sched.before_barrier(t.stream);
 }
 
 // Work was issued directly on the application's stream (rule 2): later kernels fork after it.
-void barrier_on(CUstream stream, default_stream zero) {
+ACS_HOT void barrier_on(CUstream stream, default_stream zero) {
   if (nothing_redirected()) return;
   stream_target t;
   if (device_runtime* rt = runtime_of(stream, zero, t); rt != nullptr && !is_broken(*rt)) rt->sched.barrier(t.stream);
@@ -309,7 +309,7 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
   }
 }
 
-void launched_directly(CUstream stream, default_stream stream_zero, pass_reason why) noexcept {
+ACS_HOT void launched_directly(CUstream stream, default_stream stream_zero, pass_reason why) noexcept {
   runtime_started();
   launch_passed_through();
   stats::count_kernel();
@@ -318,13 +318,13 @@ void launched_directly(CUstream stream, default_stream stream_zero, pass_reason 
   guarded("launched_directly", [&] { barrier_on(stream, stream_zero); });
 }
 
-void stream_work_begins(CUstream stream, default_stream stream_zero) noexcept {
+ACS_HOT void stream_work_begins(CUstream stream, default_stream stream_zero) noexcept {
   runtime_started();
   if (!active()) return;
   guarded("stream_work_begins", [&] { before_work_on(stream, stream_zero); });
 }
 
-void stream_barrier(CUstream stream, default_stream stream_zero) noexcept {
+ACS_HOT void stream_barrier(CUstream stream, default_stream stream_zero) noexcept {
   runtime_started();
   if (!active()) return;
   guarded("stream_barrier", [&] { barrier_on(stream, stream_zero); });
