@@ -1,12 +1,11 @@
 #include "interpose/real_driver.hpp"
-#include "src/support/hot_flags.hpp"
-#include "src/support/hot_path.hpp"
 
 #include <atomic>
 #include <mutex>
 
 #include "interpose/real_dl.hpp"
 #include "src/support/log.hpp"
+#include "src/support/hot_flags.hpp"
 
 namespace acs::driver {
 

@@ -16,10 +16,10 @@
 // of cudaTypedefs.h (`cuEventDestroy_` is the cuEventDestroy_v2 ABI, version 4000), so cuda.h's
 // renaming macros never touch them and every translation unit sees the same struct.
 #include <cuda.h>
-#include "src/support/hot_flags.hpp"
 #include <cudaTypedefs.h>
 
 #include "interpose/hooks_table.inc"
+#include "src/support/hot_flags.hpp"
 
 namespace acs::driver {
 

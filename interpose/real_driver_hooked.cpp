@@ -1,12 +1,12 @@
 #include "interpose/real_driver_hooked.hpp"
-#include "src/support/hot_flags.hpp"
-#include "src/support/hot_path.hpp"
 
 #include <atomic>
 #include <type_traits>
 
 #include "src/support/log.hpp"
 #include "interpose/real_dl.hpp"
+#include "src/support/hot_flags.hpp"
+#include "src/support/hot_path.hpp"
 
 namespace acs::real {
 namespace {

@@ -1,7 +1,6 @@
 // The launch side of the annotation API: which declaration a launch gets
 // (declared.hpp gives the precedence), completed and checked as the options say.
 #include "annotations/declared/declared.hpp"
-#include "src/support/hot_path.hpp"
 
 #include <atomic>
 #include <deque>
@@ -17,6 +16,7 @@
 #include "annotations/declared/services.hpp"
 #include "annotations/declared/thread_state.hpp"
 #include "annotations/declared/warnings.hpp"
+#include "src/support/hot_path.hpp"
 
 // The C entry points live in c_api.cpp, which nothing inside libacs calls. When
 // this library is linked from an archive, that object would be left out of

@@ -1,10 +1,10 @@
 #include "annotations/declared/thread_state.hpp"
-#include "src/support/hot_path.hpp"
 
 #include <atomic>
 
 #include "src/support/log.hpp"
 #include "annotations/declared/warnings.hpp"
+#include "src/support/hot_path.hpp"
 
 namespace acs::annotations {
 

@@ -1,6 +1,4 @@
 #include "src/runtime/devices.hpp"
-#include "src/support/hot_flags.hpp"
-#include "src/support/hot_path.hpp"
 
 #include "src/runtime/capture.hpp"
 
@@ -66,7 +64,6 @@ void sum_stats(stats::summary& s) {
 thread_local thread_cache<CUcontext, context_entry*, 1> current_context_cache [[gnu::tls_model("initial-exec")]];
 
 }  // namespace
-
 
 context_entry* context_of(const driver::table& cuda, CUcontext context) {
   if (context == nullptr) return nullptr;

@@ -7,7 +7,6 @@
 // the process exits, and the driver may be gone by then, so acs tears nothing
 // down. A destroyed context's scheduler is abandoned, not freed.
 #include <cuda.h>
-#include "src/support/hot_flags.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -18,6 +17,7 @@
 #include "src/runtime/stream_mode.hpp"
 #include "interpose/real_driver.hpp"
 #include "scheduler/scheduler.hpp"
+#include "src/support/hot_flags.hpp"
 
 namespace acs {
 

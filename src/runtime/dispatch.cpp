@@ -15,8 +15,6 @@
 // so it is a barrier (rule 2). Before any work on a stream, the stream joins
 // its pool work (the lazy join): CUDA calls, never made on a capturing stream.
 #include "src/runtime/dispatch.hpp"
-#include "src/support/hot_flags.hpp"
-#include "src/support/hot_path.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -39,6 +37,8 @@
 #include "src/runtime/driver_inference.hpp"
 #include "annotations/inferred/loaded_code.hpp"
 #include "src/trace/session.hpp"
+#include "src/support/hot_flags.hpp"
+#include "src/support/hot_path.hpp"
 
 namespace acs {
 

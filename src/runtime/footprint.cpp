@@ -1,10 +1,10 @@
 #include "src/runtime/footprint.hpp"
-#include "src/support/hot_path.hpp"
 
 #include "annotations/inferred/allocation_map.hpp"
 #include "src/support/config.hpp"
 #include "src/runtime/driver_inference.hpp"
 #include "src/support/log.hpp"
+#include "src/support/hot_path.hpp"
 
 namespace acs {
 

@@ -1,6 +1,4 @@
 #include "src/runtime/start.hpp"
-#include "src/support/hot_flags.hpp"
-#include "src/support/hot_path.hpp"
 
 #include <pthread.h>
 #include <sys/stat.h>
@@ -25,6 +23,8 @@
 #include "src/runtime/dispatch.hpp"
 #include "annotations/declared/declared.hpp"
 #include "src/trace/session.hpp"
+#include "src/support/hot_flags.hpp"
+#include "src/support/hot_path.hpp"
 
 namespace acs {
 

@@ -1,10 +1,10 @@
 #include "src/runtime/stream_mode.hpp"
-#include "src/support/hot_path.hpp"
 
 #include <algorithm>
 
 #include "src/support/config.hpp"
 #include "src/support/log.hpp"
+#include "src/support/hot_path.hpp"
 
 namespace acs {
 

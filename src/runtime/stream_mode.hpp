@@ -176,7 +176,8 @@ class alignas(64) stream_mode {
   // Under locked_:
   unsigned probe_left_ = 0;     // aside: launches of the current probe still to compute
   std::uint64_t until_probe_ = 0;  // aside: direct launches before the next probe
-  stream_mode_policy policy_;
+  stream_mode_policy policy_;   // set at construction
+  // Under locked_ too:
   access_set previous_;
   bool has_previous_ = false;
   unsigned chained_ = 0;        // redirect: consecutive launches conflicting with their predecessor

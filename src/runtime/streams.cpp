@@ -1,6 +1,4 @@
 #include "src/runtime/streams.hpp"
-#include "src/support/hot_flags.hpp"
-#include "src/support/hot_path.hpp"
 
 #include <memory>
 #include <shared_mutex>
@@ -11,6 +9,8 @@
 #include "src/support/log.hpp"
 #include "src/support/process.hpp"
 #include "src/support/thread_cache.hpp"
+#include "src/support/hot_flags.hpp"
+#include "src/support/hot_path.hpp"
 
 namespace acs {
 
@@ -152,7 +152,6 @@ per_thread_stream& this_thread_stream() noexcept {
 }
 
 }  // namespace
-
 
 std::uintptr_t per_thread_stream_key() noexcept { return this_thread_stream().key; }
 

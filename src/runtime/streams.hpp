@@ -16,7 +16,6 @@
 // cached (a process-wide map, fronted by a small per-thread cache); a destroyed
 // stream's handle may be reused at once, so destruction invalidates the caches.
 #include <cuda.h>
-#include "src/support/hot_flags.hpp"
 
 #include <cstdint>
 
@@ -25,6 +24,7 @@
 #include "src/runtime/stream_mode.hpp"
 #include "interpose/real_driver.hpp"
 #include "scheduler/scheduler.hpp"
+#include "src/support/hot_flags.hpp"
 
 namespace acs {
 

@@ -65,7 +65,6 @@
 // the same as an unset one. Integers are decimal; a malformed one gets the
 // default, an out-of-range one the nearest bound.
 #include <atomic>
-#include "src/support/hot_flags.hpp"
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -74,6 +73,7 @@
 
 #include "src/support/log_level.hpp"
 #include "scheduler/scheduler_config.hpp"
+#include "src/support/hot_flags.hpp"
 
 namespace acs {
 

@@ -10,7 +10,6 @@
 // ACS_LOG_TRACE/ACS_LOG_DEBUG compile to nothing below ACS_LOG_ACTIVE_LEVEL (hot paths);
 // log::debug is always there, for diagnostics a release build should still give.
 #include <fmt/format.h>
-#include "src/support/hot_flags.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -18,6 +17,7 @@
 #include <utility>
 
 #include "src/support/log_level.hpp"
+#include "src/support/hot_flags.hpp"
 
 #ifndef ACS_LOG_ACTIVE_LEVEL
 #define ACS_LOG_ACTIVE_LEVEL 2  // info: trace and debug compiled out

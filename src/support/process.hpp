@@ -6,6 +6,7 @@
 //    parent, so the child passes every call straight through and does no work at exit. (A child
 //    forked before the program used CUDA is a fresh process for acs.)
 #include <atomic>
+
 #include "src/support/hot_flags.hpp"
 
 namespace acs::process {

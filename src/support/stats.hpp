@@ -4,7 +4,6 @@
 // the GPU tests parse (per device: device<N>_dispatched=... with N the CUDA device ordinal).
 // Printing makes no CUDA call (the driver may be gone).
 #include <array>
-#include "src/support/hot_flags.hpp"
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -12,6 +11,7 @@
 
 #include "scheduler/scheduler_config.hpp"
 #include "src/support/pass_reason.hpp"
+#include "src/support/hot_flags.hpp"
 
 namespace acs::stats {
 
