@@ -7,7 +7,8 @@
 // another hook (hooks_guard.hpp), and otherwise hands the call to the handler of its kind
 // (hooks_handlers.hpp). A call that fails is reported (call_failed): a failed context means
 // that no launch may be deferred any more (docs/design.md rule 6). In a child forked after acs
-// started, every call goes straight to the real function (rule 13).
+// started, every call goes straight to the real function (rule 13). So do launches and stream
+// operations while the bypass is open (src/support/bypass.hpp).
 //
 // Entry (generated from hooks_table.inc in hooks_driver.cpp and hooks_runtime.cpp) provides:
 //   static constexpr const char* name; hook_api api; hook_kind kind; acs::default_stream zero;
@@ -17,6 +18,7 @@
 #include "interpose/hooks_handlers.hpp"
 #include "interpose/hooks_kind.hpp"
 #include "interpose/real_driver.hpp"
+#include "src/support/bypass.hpp"
 #include "src/support/config.hpp"
 #include "src/support/process.hpp"
 #include "src/support/stage_timer.hpp"
@@ -34,6 +36,22 @@ struct hook<Entry, R (*)(A...)> {
     if (real == nullptr) [[unlikely]] {
       report_missing_real(Entry::name);
       return static_cast<R>(500);
+    }
+    // While every stream is stepped aside (src/support/bypass.hpp): straight to the driver, and
+    // what the real function calls through acs's wrappers is nested (a runtime launch's driver
+    // launch is neither counted again nor handled). Never in a forked child (the fork closed it).
+    if constexpr (Entry::kind == hook_kind::launch || Entry::kind == hook_kind::barrier) {
+      if (bypass::open_now() && !nested() &&
+          (Entry::kind == hook_kind::launch ? bypass::enter_launch() : bypass::enter_operation())) {
+        R result;
+        {
+          hook_scope scope;
+          result = real(a...);
+        }
+        bypass::leave(bypass::self);
+        if (result != R{}) [[unlikely]] call_failed(static_cast<int>(result));
+        return result;
+      }
     }
     // acs's threads and locks stayed in the parent: nothing of acs may run here.
     if (process::forked_child()) [[unlikely]] return real(a...);

@@ -1,9 +1,12 @@
 // The exported C entry points of the annotation API: the names that
 // include/acs/acs.h looks up with dlsym, and that ctypes users call. Their
 // types are checked against the header's acs_v1_*_fn typedefs. libacs.so's
-// version script exports acs_*; the rest of the library is hidden.
+// version script exports acs_*; the rest of the library is hidden. A program that declares
+// anything keeps every launch on acs's path (src/support/bypass.hpp): a declaration belongs to
+// its thread's next launch.
 #include "acs/acs.h"
 #include "annotations/declared/calls.hpp"
+#include "src/support/bypass.hpp"
 
 #define ACS_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -11,11 +14,13 @@ using namespace acs::annotations;
 
 ACS_EXPORT acs_status acs_v1_next_launch(const acs_range* reads, size_t n_reads, const acs_range* writes,
                                          size_t n_writes, unsigned flags) noexcept {
+  acs::bypass::forbid();
   return next_launch(reads, n_reads, writes, n_writes, flags);
 }
 
 ACS_EXPORT acs_status acs_v1_scope_begin(const acs_range* reads, size_t n_reads, const acs_range* writes,
                                          size_t n_writes, unsigned flags) noexcept {
+  acs::bypass::forbid();
   return scope_begin(reads, n_reads, writes, n_writes, flags);
 }
 
@@ -23,6 +28,7 @@ ACS_EXPORT acs_status acs_v1_scope_end(void) noexcept { return scope_end(); }
 
 ACS_EXPORT acs_status acs_v1_register_kernel(const void* cuda_function, acs_kernel_rule rule, void* user,
                                              unsigned flags) noexcept {
+  acs::bypass::forbid();
   return register_kernel(cuda_function, rule, user, flags);
 }
 
@@ -39,6 +45,7 @@ ACS_EXPORT acs_status acs_v1_barrier(void) noexcept { return barrier(); }
 ACS_EXPORT int acs_v1_active(void) noexcept { return active(); }
 
 ACS_EXPORT acs_status acs_v1_suballocation(const void* base, size_t bytes, int in_use) noexcept {
+  acs::bypass::forbid();
   return suballocation(base, bytes, in_use);
 }
 

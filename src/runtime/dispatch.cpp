@@ -20,6 +20,7 @@
 #include <chrono>
 
 #include "annotations/inferred/allocation_map.hpp"
+#include "src/support/bypass.hpp"
 #include "src/support/config.hpp"
 #include "src/support/guard.hpp"
 #include "src/support/process.hpp"
@@ -97,6 +98,16 @@ ACS_HOT void note_reason(pass_reason why) noexcept {
 // are replayed: a held segment must be issued at every observation point.
 [[gnu::always_inline]] inline bool nothing_redirected() noexcept {
   return settings().step_aside && !replays_aside() && redirected_streams().load(std::memory_order_acquire) == 0;
+}
+
+// The bypass may open (src/support/bypass.hpp): no stream is redirected and none is in a probe's
+// burst. Read again under the bypass's lock when it opens.
+bool everything_aside() noexcept { return nothing_redirected() && stream_mode::probes_running() == 0; }
+
+// A stream was counted redirected (after the count, before any of its work reaches the pool):
+// the bypass closes, and every call inside it returns first.
+void redirecting() noexcept {
+  if (settings().bypass_allowed()) bypass::close(/*grace=*/true);
 }
 
 // The scheduler of `stream`'s device, if acs manages it, broken or not; `t` receives the stream.
@@ -247,13 +258,28 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     std::unique_lock<futex_lock> mode_held;
     if (adapt) mode_held = mode.hold_launches();
     // A stream that starts aside counts among the redirected ones once a probe redirects it.
-    if (adapt && mode.first_launch() && !mode.starts_aside())
+    if (adapt && mode.first_launch() && !mode.starts_aside()) {
       redirected_streams().fetch_add(1, std::memory_order_acq_rel);
+      redirecting();
+    }
+    // This launch, and those its thread bypassed since its previous one on this path.
+    const std::uint32_t launches = bypass::take_skipped();
     bool probe = false;
     std::uint64_t probe_entry = 0;  // where the probe times its launches (a launch-bound host)
     if (adapt && mode.mode() == stream_mode_kind::aside) {
-      probe = mode.next_aside_launch() == stream_mode::aside_step::probe;
-      if (!probe) return launch_aside(launch, r, *cuda, t, rt);
+      probe = mode.next_aside_launch(launches) == stream_mode::aside_step::probe;
+      if (!probe) {
+        // The thread's next launches may bypass acs, where every stream is aside.
+        if (settings().bypass_allowed()) {
+          if (bypass::open_now())
+            bypass::grant();
+          else if (everything_aside())
+            bypass::try_open(everything_aside);
+        }
+        return launch_aside(launch, r, *cuda, t, rt);
+      }
+      // The burst's launches come through acs, whichever thread makes them.
+      if (bypass::open_now()) bypass::close(/*grace=*/false);
       if (mode.times_probes()) probe_entry = now_ns();
     }
     ACS_STAGE(stream);
@@ -282,7 +308,10 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     // Only now the scheduler: a probe that does not redirect its stream needs none, so a program
     // in which acs finds no parallelism never pays for one (pool streams, events, threads).
     rt = runtime_for_launch(*cuda, *t.context);
-    if (probe) redirected_streams().fetch_add(1, std::memory_order_acq_rel);  // redirected (again)
+    if (probe) {
+      redirected_streams().fetch_add(1, std::memory_order_acq_rel);  // redirected (again)
+      redirecting();
+    }
     if (rt == nullptr || is_broken(*rt)) return issue_directly(launch, r, pass_reason::internal_error, then::barrier);
     ACS_STAGE(runtime);
     if (probe) {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "src/support/bypass.hpp"
 #include "src/support/code_pages.hpp"
 #include "src/support/config.hpp"
 #include "src/support/guard.hpp"
@@ -110,8 +111,12 @@ void before_fork() noexcept {
   if (process::cuda_used() && !process::forked_child()) device_work_issued();
 }
 
-// In the child: acs's threads did not come along and its locks may be held by them.
-void in_child_after_fork() noexcept { process::after_fork_in_child(); }
+// In the child: acs's threads did not come along and its locks may be held by them. The hooks
+// take the forked child's path, not the bypass (an open bypass skips that test).
+void in_child_after_fork() noexcept {
+  bypass::after_fork_in_child();
+  process::after_fork_in_child();
+}
 
 // The annotation layer gets its services when libacs loads (the constructor only stores
 // pointers), so that acs_v1_active answers before the program's first CUDA call. acs's code is

@@ -187,6 +187,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   // more than its graphs gained (docs/design.md §8.1).
   c.step_aside = p.boolean("ACS_STEP_ASIDE", true);
   c.start_aside = p.boolean("ACS_START_ASIDE", true);
+  c.bypass = p.boolean("ACS_BYPASS", true);
   c.first_probe = p.integer("ACS_FIRST_PROBE", config::default_first_probe, 0, config::max_first_probe);
   c.probe_backlog = p.boolean("ACS_PROBE_BACKLOG", true);
   // 0 by default: more hardware queues cost every process at context creation (on the H200 16

@@ -42,6 +42,11 @@
 //   ACS_START_ASIDE  1: a new stream starts aside, 32 launches probed after ACS_FIRST_PROBE; it
 //                    goes to the pool once 3 of them were independent of their predecessor
 //                    (with ACS_STEP_ASIDE=1)                boolean, default 1
+//   ACS_BYPASS       1: while every stream that launched is stepped aside, launches and stream
+//                    operations go straight from their hooks to the driver; one launch in 64 per
+//                    thread takes acs's path, so that probes still come (src/support/bypass.hpp).
+//                    Off with ACS_STATS, ACS_STATS_FILE, ACS_TRACE, ACS_CHECK, the annotation API
+//                    (with ACS_STEP_ASIDE=1)                boolean, default 1
 //   ACS_FIRST_PROBE  launches a new stream makes (aside) before its first probe, 0..100000,
 //                    default 64 (with ACS_START_ASIDE=1)
 //   ACS_PROBE_BACKLOG  1: a probe counts an independent launch only when its stream still
@@ -141,13 +146,26 @@ struct alignas(64) config {
   unsigned graph_kernels = default_graph.kernels;
   bool check = false;
   bool start_aside = true;
+  bool bypass = true;  // ACS_BYPASS
   unsigned first_probe = default_first_probe;  // ACS_FIRST_PROBE
   bool probe_backlog = true;
   bool pdl_reorder = false;  // ACS_PDL=reorder
   unsigned connections = 0;  // ACS_CONNECTIONS; 0: CUDA_DEVICE_MAX_CONNECTIONS left alone
   std::string stats_file;  // empty: none; else absolute
+#ifdef ACS_STAGE_TIMERS
+  static constexpr bool stage_timers = true;  // every launch is stamped
+#else
+  static constexpr bool stage_timers = false;
+#endif
   /// @brief Whether statistics are counted (printed, written, or both).
   bool counting_stats() const noexcept { return stats || !stats_file.empty(); }
+
+  /// @brief Whether the hooks may bypass acs while every stream is stepped aside (bypass.hpp):
+  /// never where every launch must be seen (statistics, a trace, checks, stepped-aside replay).
+  bool bypass_allowed() const noexcept {
+    return bypass && step_aside && !(graph && !graph_pool && graph_aside) && trace.empty() && !counting_stats() &&
+           !check && !stage_timers;
+  }
 
   /// @brief Whether acs passes every call straight through (ACS_DISABLE, CUDA_LAUNCH_BLOCKING).
   bool pass_through() const noexcept { return disable || launch_blocking; }

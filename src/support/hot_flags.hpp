@@ -35,6 +35,7 @@ struct alignas(64) hot_flags {
   std::atomic<bool> runtime_started{false};                  // start.cpp
   std::atomic<bool> stats_counting{false};                   // stats.hpp: ACS_STATS or ACS_STATS_FILE
   std::atomic<bool> driver_failed{false};                    // real_driver.cpp
+  std::atomic<bool> bypass{false};                           // bypass.hpp: hooked calls skip acs
   std::atomic<bool> reason_said[static_cast<std::size_t>(pass_reason::count_)] = {};  // dispatch.cpp
 };
 static_assert(sizeof(hot_flags) == 64, "one cache line");

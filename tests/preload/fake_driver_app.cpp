@@ -21,6 +21,8 @@
 //   serial_phase_then_loop    20000 launches of a dependent chain with a sync every 64, then 3000
 //                             independent ones: every launch succeeds and runs (check_serial_phase.sh
 //                             checks that acs redirects the loop)
+//   threads_serial_then_loop  the same on 4 threads, each its own stream: every launch succeeds
+//                             and runs; prints the launches acs put on its pool (check_bypass.sh)
 //   process_fork              15 times: a burst of launches, then fork(); the child finds every
 //                             launch issued, passes its own launch straight through, calls exit()
 //                             and is gone within 5 s, printing nothing (ACS_STATS=1 is set)
@@ -29,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -52,7 +55,7 @@ int fake_cuda_call_at(std::size_t i, fake_call* out);
 
 namespace {
 
-int failures = 0;
+std::atomic<int> failures{0};
 
 void expect(bool ok, const char* what) {
   if (ok) return;
@@ -183,6 +186,47 @@ int serial_phase_then_loop() {
   expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize after the loop");
   expect(succeeded == serial + loop, "a launch failed");
   expect(launches_run() == static_cast<std::uint64_t>(serial + loop), "a launch before the last sync had not run");
+  return failures == 0 ? 0 : 1;
+}
+
+// The same on 4 threads at once, each on its own stream, which all step aside in the serial phase
+// (under acs the bypass opens then: src/support/bypass.hpp); when all are done with it, they
+// begin their loops, whose parallelism is found while the other threads' launches may still be
+// inside the bypass. Prints how many launches ran
+// on streams the program did not create (acs's pool), for check_bypass.sh.
+int threads_serial_then_loop() {
+  constexpr int threads = 4, serial = 6000, loop = 3000;
+  std::vector<program> programs(threads);
+  std::atomic<int> succeeded{0}, serial_done{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      program& p = programs[t];
+      int ok = 0;
+      for (int i = 0; i < serial; ++i) {
+        ok += p.launch(0) == CUDA_SUCCESS;
+        if (i % 64 == 63) expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
+      }
+      // Every thread's chain first: once one stream is redirected, the bypass stays closed.
+      serial_done.fetch_add(1);
+      while (serial_done.load() < threads) std::this_thread::yield();
+      for (int i = 0; i < loop; ++i) ok += p.launch(i) == CUDA_SUCCESS;
+      expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize after the loop");
+      succeeded += ok;
+    });
+  for (std::thread& w : workers) w.join();
+  expect(succeeded == threads * (serial + loop), "a launch failed");
+  expect(launches_run() == static_cast<std::uint64_t>(threads * (serial + loop)),
+         "a launch before its stream's last sync had not run");
+  std::uint64_t elsewhere = 0;
+  fake_call c;
+  for (std::size_t i = 0, n = fake_cuda_call_count(); i < n; ++i) {
+    if (fake_cuda_call_at(i, &c) == 0 || std::strncmp(c.name, "cuLaunchKernel", 14) != 0) continue;
+    bool own = false;
+    for (const program& p : programs) own = own || c.stream == p.stream;
+    elsewhere += own ? 0 : 1;
+  }
+  std::printf("launches on acs's pool streams: %llu\n", static_cast<unsigned long long>(elsewhere));
   return failures == 0 ? 0 : 1;
 }
 
@@ -335,8 +379,9 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "launch_loop_busy_host") == 0) return launch_loop(50);
   if (std::strcmp(mode, "serial_phase_then_loop") == 0) return serial_phase_then_loop();
   if (std::strcmp(mode, "first_launch_lookups") == 0) return first_launch_lookups();
+  if (std::strcmp(mode, "threads_serial_then_loop") == 0) return threads_serial_then_loop();
   std::fprintf(stderr, "usage: fake_driver_app deferred_error_sticky|deferred_error_sticky_chain|chain_replay|"
                "deferred_error_fault|deferred_error_attribute|process_fork|side_effects_cuda|launch_loop|"
-               "launch_loop_busy_host|serial_phase_then_loop|first_launch_lookups\n");
+               "launch_loop_busy_host|serial_phase_then_loop|first_launch_lookups|threads_serial_then_loop\n");
   return 2;
 }

@@ -355,5 +355,21 @@ TEST(config, streams_start_aside_unless_told_otherwise) {
   EXPECT_FALSE(parse({{"ACS_START_ASIDE", "off"}}, nullptr).start_aside);
 }
 
+// The bypass (src/support/bypass.hpp) is on by default, and never where every launch must be seen.
+TEST(config, the_bypass_is_allowed_unless_every_launch_must_be_seen) {
+  EXPECT_TRUE(parse({}, nullptr).bypass_allowed());
+  EXPECT_FALSE(parse({{"ACS_BYPASS", "0"}}, nullptr).bypass_allowed());
+  EXPECT_FALSE(parse({{"ACS_STEP_ASIDE", "0"}}, nullptr).bypass_allowed());
+  EXPECT_FALSE(parse({{"ACS_STATS", "1"}}, nullptr).bypass_allowed());
+  EXPECT_FALSE(parse({{"ACS_STATS_FILE", "/tmp/acs-stats.txt"}}, nullptr).bypass_allowed());
+  EXPECT_FALSE(parse({{"ACS_TRACE", "/tmp/acs.trace"}}, nullptr).bypass_allowed());
+  EXPECT_FALSE(parse({{"ACS_CHECK", "1"}}, nullptr).bypass_allowed());
+  EXPECT_FALSE(parse({{"ACS_GRAPH", "auto"}, {"ACS_GRAPH_ASIDE", "1"}}, nullptr).bypass_allowed());
+  EXPECT_TRUE(parse({{"ACS_GRAPH", "auto"}}, nullptr).bypass_allowed());
+  std::vector<config_issue> issues;
+  EXPECT_TRUE(parse({{"ACS_BYPASS", "maybe"}}, &issues).bypass_allowed());
+  EXPECT_EQ(issues.size(), 1u);
+}
+
 }  // namespace
 }  // namespace acs
