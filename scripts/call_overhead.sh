@@ -10,6 +10,7 @@
 #                   are too cheap for a hand-off to another thread to pay)
 # A variant whose program was not built (no GPU, or no CUDA compiler; tests or benchmarks off)
 # is skipped with a line saying so.
+# no-bypass: acs with ACS_BYPASS=0 (every call takes acs's path; src/support/bypass.hpp).
 # COLD=KB (fake only): the program walks KB kilobytes of memory between two calls and times each
 # call alone (--cold): acs's cost where a framework's own host code evicts it from the caches
 # between launches (4096 evicts this 2-core machine's 2 MiB L2 per core: the hot loop's +70 ns
@@ -46,6 +47,7 @@ for variant in shared static fake; do
     env "${env[@]}" "$bin" "${args[@]}" >>"$tmp/$variant.native"
     env "${env[@]}" LD_PRELOAD="$lib" ACS_DISABLE=1 "$bin" "${args[@]}" >>"$tmp/$variant.hooks"
     env "${env[@]}" LD_PRELOAD="$lib" "$bin" "${args[@]}" >>"$tmp/$variant.acs"
+    env "${env[@]}" LD_PRELOAD="$lib" ACS_BYPASS=0 "$bin" "${args[@]}" >>"$tmp/$variant.nobypass"
     # The fake driver offers graphs on request: the application thread's cost with graph replay.
     if [[ $variant == fake ]]; then
       env "${env[@]}" FAKE_CUDA_GRAPHS=1 LD_PRELOAD="$lib" ACS_GRAPH=auto ACS_STEP_ASIDE=0 "$bin" "${args[@]}" >>"$tmp/$variant.graph"
@@ -61,12 +63,13 @@ def read(mode):
             name, ns = line.split()
             d[name[5:]].append(float(ns[3:]))
     return {k: statistics.median(v) for k, v in d.items()}
-n, h, a, g = read("native"), read("hooks"), read("acs"), read("graph")
+n, h, a, b, g = read("native"), read("hooks"), read("acs"), read("nobypass"), read("graph")
 print(f"{variant}: ns per call, medians of interleaved runs" + (" (the fake driver: only acs-native means anything)" if variant == "fake" else " (cudart)"))
 graph = f" {'graph':>8s} {'graph-native':>13s}" if g else ""
-print(f"{'call':28s} {'native':>8s} {'hooks':>8s} {'acs':>8s} {'acs-native':>11s}" + graph)
+print(f"{'call':28s} {'native':>8s} {'hooks':>8s} {'acs':>8s} {'acs-native':>11s} {'no-bypass':>10s} {'no-bypass-native':>17s}" + graph)
 for k in n:
-    line = f"{k:28s} {n[k]:8.1f} {h.get(k, float('nan')):8.1f} {a.get(k, float('nan')):8.1f} {a.get(k, float('nan')) - n[k]:+11.1f}"
+    line = (f"{k:28s} {n[k]:8.1f} {h.get(k, float('nan')):8.1f} {a.get(k, float('nan')):8.1f} {a.get(k, float('nan')) - n[k]:+11.1f}"
+            f" {b.get(k, float('nan')):10.1f} {b.get(k, float('nan')) - n[k]:+17.1f}")
     if g:
         line += f" {g.get(k, float('nan')):8.1f} {g.get(k, float('nan')) - n[k]:+13.1f}"
     print(line)
