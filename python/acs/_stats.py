@@ -30,8 +30,8 @@ SECTIONS = [
     ("Inference", [
         ("functions_ptx", "kernel functions with their PTX read"),
         ("functions_no_ptx", "kernel functions without usable PTX"),
-        ("probes_busy", "probed launches onto a stream with work pending"),
-        ("probes_idle", "probed launches onto an idle stream (ACS_PROBE_BACKLOG)"),
+        ("probes_busy", "independent probed launches onto a stream with work pending"),
+        ("probes_idle", "independent probed launches onto an idle stream (ACS_PROBE_BACKLOG)"),
         ("probes_launch_bound", "of those, while the host was launch-bound (count with ACS_GRAPH=auto)"),
     ]),
     ("Issuing threads", [

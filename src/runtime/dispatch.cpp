@@ -188,10 +188,13 @@ ACS_HOT int launch_aside(pending_launch& launch, launch_request& r, const driver
 }
 
 // Whether a probed launch finds its stream with work pending (stream_mode.hpp, ACS_PROBE_BACKLOG):
-// one query, made only by probes, before the launch is issued. Without the query (an old
-// driver), or without the policy, every launch counts as it did before the rule.
-bool stream_busy(const driver::table& cuda, const stream_target& t) noexcept {
+// one query, made only by probes, before the launch is issued, and only for a launch independent
+// of the one before (for the others the answer cannot count: a dependent chain's probes ask the
+// driver nothing). Without the query (an old driver), or without the policy, every launch counts
+// as it did before the rule.
+bool stream_busy(const driver::table& cuda, const stream_target& t, const access_set& footprint) noexcept {
   if (!t.mode->needs_backlog() || cuda.cuStreamQuery_ == nullptr) return true;
+  if (!t.mode->independent_of_previous(footprint)) return false;
   const bool busy = cuda.cuStreamQuery_(reinterpret_cast<CUstream>(t.stream.handle)) == CUDA_ERROR_NOT_READY;
   stats::count_probe(busy);
   if (!busy && t.mode->times_probes() && t.mode->launch_bound()) stats::count_probe_launch_bound();
@@ -299,7 +302,7 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     ACS_STAGE(footprint);
     // A provisional footprint says nothing about parallelism: the probe counts at a later launch.
     if (probe_entry != 0) mode.probe_began(probe_entry);
-    if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t)))) {
+    if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t, footprint.access)))) {
       const int status = launch_aside(launch, r, *cuda, t, rt);
       if (probe_entry != 0) mode.probe_ended(now_ns());
       return status;

@@ -95,6 +95,11 @@ bool stream_mode::launch_bound() noexcept {
   return launch_bound_locked();
 }
 
+bool stream_mode::independent_of_previous(const access_set& footprint) noexcept {
+  lock_guard lock(locked_);
+  return has_previous_ && !conflicts(previous_, footprint);
+}
+
 bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
   probe_outcome outcome;
   {
@@ -127,12 +132,12 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
   // Printed outside the spin lock, and only when a probe ends (ACS_LOG_LEVEL=debug).
   if (outcome.ended) {
     if (outcome.redirects)
-      log::debug("stream {}: a probe found {} independent launches (of its launches {} independent, {} onto a "
-                 "busy stream): redirected to the pool",
+      log::debug("stream {}: a probe found {} independent launches (of its launches {} independent, {} onto "
+                 "a stream found busy): redirected to the pool",
                  fmt::ptr(this), outcome.found, outcome.independent, outcome.busy);
     else
       log::debug("stream {}: a probe found {} of the {} independent launches it needs (of its launches {} "
-                 "independent, {} onto a busy stream): stays aside, next probe in {} launches",
+                 "independent, {} onto a stream found busy): stays aside, next probe in {} launches",
                  fmt::ptr(this), outcome.found, outcome.needed, outcome.independent, outcome.busy, outcome.next_probe);
   }
   return outcome.redirects;

@@ -120,6 +120,11 @@ class alignas(64) stream_mode {
   /// @brief Whether a probed launch must find its stream busy to count (the policy's need_backlog).
   bool needs_backlog() const noexcept { return policy_.need_backlog; }
 
+  /// @brief Whether `footprint` would count as independent of the previous probed launch (the
+  /// burst's first never does). Changes nothing: probed() decides. Where it is false, whether the
+  /// stream is busy cannot matter, and the caller need not ask the driver.
+  bool independent_of_previous(const access_set& footprint) noexcept;
+
   /// @brief The footprint of a probed launch, and whether its stream still had work pending when
   /// it came (ignored without need_backlog). Returns true when the stream is to be redirected
   /// again, from this launch on; the mode is then `redirect` already.

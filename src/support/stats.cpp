@@ -154,8 +154,9 @@ std::string format_human(const summary& s) {
                      "through count as read only)\n",
                      s.functions_ptx + s.functions_no_ptx, s.functions_ptx);
   if (s.probes_idle != 0)
-    out += fmt::format("[acs] stats: {} of {} probed launches found their stream idle (the GPU kept up with the "
-                       "host: such launches do not count as parallelism, ACS_PROBE_BACKLOG)\n",
+    out += fmt::format("[acs] stats: {} of {} probed launches independent of their predecessor found their stream idle "
+                       "(the GPU kept up with the host: such launches do not count as parallelism, "
+                       "ACS_PROBE_BACKLOG; the others' streams are not asked)\n",
                        s.probes_idle, s.probes_idle + s.probes_busy);
   if (s.probes_launch_bound != 0)
     out += fmt::format("[acs] stats: {} of them while the host was launch-bound (its launch calls took longer than "

@@ -29,8 +29,8 @@ struct summary {
   scheduler_stats scheduler;                         // summed over devices
   std::uint64_t functions_ptx = 0;                   // kernel functions whose PTX narrowed their writes
   std::uint64_t functions_no_ptx = 0;                // kernel functions read without usable PTX
-  std::uint64_t probes_busy = 0;                     // probed launches whose stream had work pending
-  std::uint64_t probes_idle = 0;                     // probed launches onto an idle stream
+  std::uint64_t probes_busy = 0;                     // independent probed launches whose stream had work pending
+  std::uint64_t probes_idle = 0;                     // independent probed launches onto an idle stream
   std::uint64_t probes_launch_bound = 0;             // of those, while the host was launch-bound
   unsigned devices = 0;                              // schedulers created
   std::vector<device_figures> per_device;            // by device ordinal, ascending

@@ -47,6 +47,7 @@ struct fake_state {
   std::map<CUstream, int> priorities;                          // those not of the default priority
   std::set<CUstream> capturing;
   std::set<CUstream> idle;  // streams whose cuStreamQuery says done; the others have work pending
+  unsigned stream_queries = 0;  // cuStreamQuery calls
   std::map<CUfunction, std::vector<std::pair<size_t, size_t>>> layouts;
   std::set<CUfunction> sass_only;  // kernels whose name the fake does not tell: no PTX is found
   std::vector<call> calls;
@@ -161,6 +162,7 @@ inline CUresult stream_is_capturing(CUstream s, CUstreamCaptureStatus* status) {
 }
 inline CUresult stream_query(CUstream s) {
   std::lock_guard lock(fake().mutex);
+  ++fake().stream_queries;
   return fake().idle.count(s) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 inline CUresult stream_wait_event(CUstream s, CUevent e, unsigned) {

@@ -945,6 +945,23 @@ TEST_F(start_aside_test, a_probe_reads_no_layout_itself_the_background_thread_do
   EXPECT_EQ(n, 4u);
 }
 
+// A probe asks whether the stream has work pending (ACS_PROBE_BACKLOG) only for a launch
+// independent of the one before: a dependent chain's probes make no driver call of their own.
+TEST_F(start_aside_test, a_chains_probes_ask_the_driver_nothing) {
+  if (!settings().probe_backlog) GTEST_SKIP() << "ACS_PROBE_BACKLOG=0 in the environment";
+  const auto [ctx, s, f, a, b, c, d] = make_scene();
+  const auto queries = [] {
+    std::lock_guard lock(fake().mutex);
+    return fake().stream_queries;
+  };
+  const unsigned before = queries();
+  for (int i = 0; i < 600; ++i) ASSERT_EQ(launch(s, f, a, b), s) << "launch " << i;
+  EXPECT_EQ(queries(), before) << "a probed launch of a chain queried its stream";
+  // Independent launches are asked about (and, onto a busy stream, count).
+  for (int i = 0; i < 600; ++i) launch(s, f, i % 2 ? a : c, i % 2 ? b : d);
+  EXPECT_GT(queries(), before);
+}
+
 TEST_F(start_aside_test, a_dependent_chain_never_reaches_the_pool) {
   const auto [ctx, s, f, a, b, c, d] = make_scene();
   const std::size_t from = mark();
