@@ -104,6 +104,16 @@ ACS_HOT void note_reason(pass_reason why) noexcept {
 // burst. Read again under the bypass's lock when it opens.
 bool everything_aside() noexcept { return nothing_redirected() && stream_mode::probes_running() == 0; }
 
+// After a launch that went straight to its stream: the thread's next launches may bypass acs,
+// where every stream is aside.
+void may_bypass() noexcept {
+  if (!settings().bypass_allowed()) return;
+  if (bypass::open_now())
+    bypass::grant();
+  else if (everything_aside())
+    bypass::try_open(everything_aside);
+}
+
 // A stream was counted redirected (after the count, before any of its work reaches the pool):
 // the bypass closes, and every call inside it returns first.
 void redirecting() noexcept {
@@ -272,13 +282,7 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     if (adapt && mode.mode() == stream_mode_kind::aside) {
       probe = mode.next_aside_launch(launches) == stream_mode::aside_step::probe;
       if (!probe) {
-        // The thread's next launches may bypass acs, where every stream is aside.
-        if (settings().bypass_allowed()) {
-          if (bypass::open_now())
-            bypass::grant();
-          else if (everything_aside())
-            bypass::try_open(everything_aside);
-        }
+        may_bypass();
         return launch_aside(launch, r, *cuda, t, rt);
       }
       // The burst's launches come through acs, whichever thread makes them.
@@ -348,6 +352,10 @@ ACS_HOT void launched_directly(CUstream stream, default_stream stream_zero, pass
   note_reason(why);
   if (!active()) return;
   guarded("launched_directly", [&] { barrier_on(stream, stream_zero); });
+  // A program whose every launch passes as is (XLA sets a programmatic-dependent-launch attribute
+  // on each) never makes a stepped-aside launch: the bypass opens here too.
+  (void)bypass::take_skipped();
+  may_bypass();
 }
 
 ACS_HOT void stream_work_begins(CUstream stream, default_stream stream_zero) noexcept {

@@ -10,6 +10,8 @@
 #   - the debug log says the bypass opened;
 #   - acs's path handled at most 60% of the 36000 launches (all of them with ACS_BYPASS=0);
 #   - at least 4 * (3000 - 1024 - 64 - 2 * 32) = 7392 launches ran on acs's pool streams.
+# Then pdl_loop: 20000 launches that each allow programmatic dependent launch, which acs passes as
+# they are (XLA's): the bypass opens from them too, and acs's path handles at most 1/32 of them.
 program=$1 libacs=$2
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -23,3 +25,9 @@ echo "check_bypass: bypass opened $opened times; acs's path handled $handled of 
 [ "$opened" -ge 1 ] || { echo "check_bypass: the bypass never opened" >&2; exit 1; }
 [ -n "$handled" ] && [ "$handled" -le 21600 ] || { echo "check_bypass: acs's path handled too many launches" >&2; exit 1; }
 [ -n "$pool" ] && [ "$pool" -ge 7392 ] || { echo "check_bypass: the loops were not redirected within the limit" >&2; exit 1; }
+env -u LD_PRELOAD "$program" pdl_loop || { echo "check_bypass: pdl_loop failed without acs" >&2; exit 1; }
+LD_PRELOAD=$libacs ACS_LOG_LEVEL=debug "$program" pdl_loop >"$log" 2>&1 ||
+  { tail -40 "$log" >&2; echo "check_bypass: pdl_loop failed under acs" >&2; exit 1; }
+handled=$(sed -n 's/.*cuLaunchKernelEx: \([0-9]*\) calls handled.*/\1/p' "$log" | head -n 1)
+echo "check_bypass: pdl_loop: acs's path handled $handled of 20000 launches"
+[ -n "$handled" ] && [ "$handled" -le 625 ] || { echo "check_bypass: pdl_loop's launches did not bypass acs" >&2; exit 1; }

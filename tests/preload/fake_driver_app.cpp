@@ -23,6 +23,8 @@
 //                             checks that acs redirects the loop)
 //   threads_serial_then_loop  the same on 4 threads, each its own stream: every launch succeeds
 //                             and runs; prints the launches acs put on its pool (check_bypass.sh)
+//   pdl_loop                  20000 launches allowing programmatic dependent launch, as XLA's:
+//                             each succeeds, runs, keeps its attribute (check_bypass.sh)
 //   process_fork              15 times: a burst of launches, then fork(); the child finds every
 //                             launch issued, passes its own launch straight through, calls exit()
 //                             and is gone within 5 s, printing nothing (ACS_STATS=1 is set)
@@ -230,6 +232,41 @@ int threads_serial_then_loop() {
   return failures == 0 ? 0 : 1;
 }
 
+// XLA's way: every launch allows programmatic dependent launch (acs passes such launches as they
+// are), a sync every 64. Every launch succeeds, runs, and keeps its attribute (the fake's log).
+int pdl_loop() {
+  program p;
+  constexpr int launches = 20000;
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attribute.value.programmaticStreamSerializationAllowed = 1;
+  int succeeded = 0;
+  for (int i = 0; i < launches; ++i) {
+    CUdeviceptr a = p.buffers[0], b = p.buffers[1];
+    void* params[] = {&a, &b};
+    CUlaunchConfig config{};
+    config.gridDimX = config.gridDimY = config.gridDimZ = 1;
+    config.blockDimX = 32;
+    config.blockDimY = config.blockDimZ = 1;
+    config.hStream = p.stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    succeeded += cuLaunchKernelEx(&config, p.function, params, nullptr) == CUDA_SUCCESS;
+    if (i % 64 == 63) expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
+  }
+  expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize after the loop");
+  expect(succeeded == launches, "a launch failed");
+  expect(launches_run() == static_cast<std::uint64_t>(launches), "a launch before the last sync had not run");
+  std::size_t kept = 0;
+  fake_call c;
+  for (std::size_t i = 0, n = fake_cuda_call_count(); i < n; ++i)
+    if (fake_cuda_call_at(i, &c) != 0 && std::strcmp(c.name, "cuLaunchKernelEx") == 0 && c.stream == p.stream &&
+        c.programmatic == 1)
+      ++kept;
+  expect(kept == static_cast<std::size_t>(launches), "a launch lost its attribute or its stream");
+  return failures == 0 ? 0 : 1;
+}
+
 // Under acs, the program's first launch asks the driver for no entry point: acs resolved its
 // table of driver functions (40 look-ups) after an earlier
 // successful call, not inside the launch, which a program may be timing (FDTD3d).
@@ -380,8 +417,9 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "serial_phase_then_loop") == 0) return serial_phase_then_loop();
   if (std::strcmp(mode, "first_launch_lookups") == 0) return first_launch_lookups();
   if (std::strcmp(mode, "threads_serial_then_loop") == 0) return threads_serial_then_loop();
+  if (std::strcmp(mode, "pdl_loop") == 0) return pdl_loop();
   std::fprintf(stderr, "usage: fake_driver_app deferred_error_sticky|deferred_error_sticky_chain|chain_replay|"
                "deferred_error_fault|deferred_error_attribute|process_fork|side_effects_cuda|launch_loop|"
-               "launch_loop_busy_host|serial_phase_then_loop|first_launch_lookups|threads_serial_then_loop\n");
+               "launch_loop_busy_host|serial_phase_then_loop|first_launch_lookups|threads_serial_then_loop|pdl_loop\n");
   return 2;
 }
