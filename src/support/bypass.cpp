@@ -122,8 +122,12 @@ void close(bool grace) noexcept {
   if (!grace || !pending) return;
   // Every thread that read the flag open before the store above is now seen inside (the fence),
   // or had left already.
-  if (membarrier(fence == fence_kind::expedited ? MEMBARRIER_CMD_PRIVATE_EXPEDITED : MEMBARRIER_CMD_GLOBAL) != 0)
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // cannot fail once supported; be safe anyway
+  if (membarrier(fence == fence_kind::expedited ? MEMBARRIER_CMD_PRIVATE_EXPEDITED : MEMBARRIER_CMD_GLOBAL) != 0) {
+    // Cannot fail once supported and registered. If it did, this grace period may miss a call
+    // that is still inside: the bypass never opens again.
+    forbidden.store(true, std::memory_order_relaxed);
+    log::warn("membarrier(2) failed: launches no longer bypass acs");
+  }
   const std::atomic<std::uint32_t>* mine = &self.inside;
   for (auto& entry : registry) {
     const std::atomic<std::uint32_t>* inside = entry.load(std::memory_order_acquire);
