@@ -25,6 +25,15 @@ echo "check_bypass: bypass opened $opened times; acs's path handled $handled of 
 [ "$opened" -ge 1 ] || { echo "check_bypass: the bypass never opened" >&2; exit 1; }
 [ -n "$handled" ] && [ "$handled" -le 21600 ] || { echo "check_bypass: acs's path handled too many launches" >&2; exit 1; }
 [ -n "$pool" ] && [ "$pool" -ge 7392 ] || { echo "check_bypass: the loops were not redirected within the limit" >&2; exit 1; }
+# With ACS_START_ASIDE=0 each stream starts redirected and steps aside after its chain's first 32
+# launches; the bypass opens once all four have, and closes when the loops are redirected again.
+LD_PRELOAD=$libacs ACS_START_ASIDE=0 ACS_LOG_LEVEL=debug ACS_PROBE_BACKLOG=0 ACS_NO_PTX=arguments "$program" \
+  threads_serial_then_loop >"$log" 2>&1 || { tail -40 "$log" >&2; echo "check_bypass: failed with ACS_START_ASIDE=0" >&2; exit 1; }
+pool=$(sed -n "s/^launches on acs's pool streams: \([0-9]*\)$/\1/p" "$log")
+opened=$(grep -c "launches and stream operations bypass acs" "$log")
+echo "check_bypass: ACS_START_ASIDE=0: bypass opened $opened times; $pool launches on the pool"
+[ "$opened" -ge 1 ] && [ -n "$pool" ] && [ "$pool" -ge 7392 ] ||
+  { echo "check_bypass: with ACS_START_ASIDE=0 the bypass never opened or the loops stayed aside" >&2; exit 1; }
 env -u LD_PRELOAD "$program" pdl_loop || { echo "check_bypass: pdl_loop failed without acs" >&2; exit 1; }
 LD_PRELOAD=$libacs ACS_LOG_LEVEL=debug "$program" pdl_loop >"$log" 2>&1 ||
   { tail -40 "$log" >&2; echo "check_bypass: pdl_loop failed under acs" >&2; exit 1; }
