@@ -26,7 +26,9 @@
 # ACS_BENCH_JOBS build parallelism (default 16); ACS_REAL_HARD seconds after which no run
 # goes on (default 570: one device command's limit, less what came before it); ACS_REAL_BIN the built cuda-samples
 # (default .real-src/bin); ACS_REAL_CPUS (e.g. 2-7, default unpinned) runs every program, in
-# every mode, on those CPUs only (run_real.py --cpus); ACS_* settings reach the preloaded runs. Needs .deps (or Debian's
+# every mode, on those CPUs only (run_real.py --cpus); ACS_REAL_ESTIMATOR=lower-quartile makes the
+# tables' ms the lower quartile of the repeats instead of their median (where a machine's processes
+# fall into a fast and a slow state, as the H100/H200 hosts' did; run_real.py --estimator); ACS_* settings reach the preloaded runs. Needs .deps (or Debian's
 # fmt) to build, .real-warp (benchmarks/real/fetch_warp.sh) for Warp and the built
 # cuda-samples; what is missing is reported, not skipped silently.
 # Exit status: 0 when every run succeeded with identical outputs, or without a GPU; else 1.

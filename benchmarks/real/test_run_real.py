@@ -38,6 +38,13 @@ FAKE_PROGRAM = textwrap.dedent(r'''
     elif kind == "affinity":
         cpus = sorted(os.sched_getaffinity(0))
         print(f"real-result: name=pinned ms=1.0 sha256={'-'.join(map(str, cpus))}")
+    elif kind == "bimodal":
+        # Each mode's runs in turn take 1, 9, 9, 2 ms: median 5.5, lower quartile 1.
+        mode = "acs" if preloaded else "native"
+        count_file = os.path.join(os.environ["FAKE_DIR"], mode)
+        n = len(open(count_file).read()) if os.path.exists(count_file) else 0
+        open(count_file, "a").write("x")
+        print(f"real-result: name=states ms={[1.0, 9.0, 9.0, 2.0][n % 4]} sha256=same")
     elif kind == "fail_preloaded":
         sys.exit(3 if preloaded else 0)
 ''')
@@ -121,6 +128,23 @@ class RunRealTest(unittest.TestCase):
             order = [l.split()[2] for l in f if l.startswith("### ")]
         base = ["native", "acs", "acs_disable", "extra"]
         self.assertEqual(order, base + base[::-1] + base + ["acs_stats"])
+
+    def test_the_lower_quartile_follows_the_fast_state(self):
+        m = self.manifest('''
+            [[program]]
+            name = "fake"
+            suite = "fake-suite"
+            cmd = ["{python}", "PROG", "bimodal"]
+        ''')
+        for estimator, expected in (("median", "5.500"), ("lower-quartile", "1.000")):
+            state = tempfile.mkdtemp(dir=self.tmp)
+            p, out = self.run_runner(m, "--reps", "4", "--modes", "native,acs", "--no-stats",
+                                     "--estimator", estimator, env={"FAKE_DIR": state})
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            row = self.read_csv(out)[0]
+            self.assertEqual((row["native_ms"], row["acs_ms"]), (expected, expected), estimator)
+            modes = {r["mode"]: r for r in self.read_csv(out, "real_programs_modes.csv")}
+            self.assertEqual((modes["acs"]["median_ms"], modes["acs"]["lower_quartile_ms"]), ("5.500", "1.000"))
 
     def test_cpus_pin_every_run(self):
         m = self.manifest('''
