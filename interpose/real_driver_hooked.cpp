@@ -38,7 +38,7 @@ const driver_state* resolve() noexcept {
 
 }  // namespace
 
-ACS_HOT const driver_state* driver_state_now() noexcept { return published_or(published, resolve); }
+const driver_state* resolve_driver_state() noexcept { return published_or(published, resolve); }
 
 
 }  // namespace acs::real

@@ -2,10 +2,12 @@
 // The real driver entry points behind each driver hook, one typed member per table line.
 // Only for the hooks' translation units (they need __CUDA_API_VERSION_INTERNAL: hooks_cuda.hpp).
 #include <array>
+#include <atomic>
 #include <cstddef>
 
 #include "interpose/hooks_cuda.hpp"
 #include "interpose/hooks_table.inc"
+#include "src/support/hot_flags.hpp"
 
 namespace acs::real {
 
@@ -31,7 +33,14 @@ struct driver_state {
   std::array<void*, driver_hook_count> by_id{};  // the same pointers as `reals`, by driver_id
 };
 
-// nullptr while libcuda.so.1 is not loaded.
-const driver_state* driver_state_now() noexcept;
+// Resolves and publishes the table (in hot.driver), or nullptr while libcuda.so.1 is not loaded.
+const driver_state* resolve_driver_state() noexcept;
+
+// nullptr while libcuda.so.1 is not loaded. Inline: every driver hook asks, first of all (one
+// load of the hot line once published; src/support/hot_flags.hpp).
+[[gnu::always_inline]] inline const driver_state* driver_state_now() noexcept {
+  const real::driver_state* state = hot.driver.load(std::memory_order_acquire);
+  return state != nullptr ? state : resolve_driver_state();
+}
 
 }  // namespace acs::real

@@ -100,9 +100,12 @@ ACS_HOT void note_reason(pass_reason why) noexcept {
   return settings().step_aside && !replays_aside() && redirected_streams().load(std::memory_order_acquire) == 0;
 }
 
-// The bypass may open (src/support/bypass.hpp): no stream is redirected and none is in a probe's
-// burst. Read again under the bypass's lock when it opens.
-bool everything_aside() noexcept { return nothing_redirected() && stream_mode::probes_running() == 0; }
+// The bypass may open (src/support/bypass.hpp): no stream is redirected. Read again under the
+// bypass's lock when it opens. A stream in a probe's burst does not keep it closed: the thread
+// that drives the burst takes acs's path for each of its launches (it is granted no bypassed
+// launch until a launch of its goes straight to the stream again), and a burst that another
+// thread's bypassed launches thin out only compares launches further apart.
+bool everything_aside() noexcept { return nothing_redirected(); }
 
 // After a launch that went straight to its stream: the thread's next launches may bypass acs,
 // where every stream is aside.
@@ -285,8 +288,6 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
         may_bypass();
         return launch_aside(launch, r, *cuda, t, rt);
       }
-      // The burst's launches come through acs, whichever thread makes them.
-      if (bypass::open_now()) bypass::close(/*grace=*/false);
       if (mode.times_probes()) probe_entry = now_ns();
     }
     ACS_STAGE(stream);

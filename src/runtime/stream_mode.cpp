@@ -42,17 +42,6 @@ bool stream_mode::conflicts_with_previous(const access_set& footprint) {
   return conflict;
 }
 
-namespace {
-constinit std::atomic<int> streams_probing{0};
-}  // namespace
-
-int stream_mode::probes_running() noexcept { return streams_probing.load(std::memory_order_acquire); }
-
-void stream_mode::set_probe_left(unsigned left) noexcept {
-  if ((probe_left_ == 0) != (left == 0)) streams_probing.fetch_add(left == 0 ? -1 : 1, std::memory_order_acq_rel);
-  probe_left_ = left;
-}
-
 ACS_HOT stream_mode::aside_step stream_mode::next_aside_launch(std::uint64_t launches) noexcept {
   lock_guard lock(locked_);
   if (probe_left_ > 0) return aside_step::probe;
@@ -60,7 +49,7 @@ ACS_HOT stream_mode::aside_step stream_mode::next_aside_launch(std::uint64_t lau
     until_probe_ -= std::min<std::uint64_t>(until_probe_, std::max<std::uint64_t>(launches, 1));
     return aside_step::direct;
   }
-  set_probe_left(first_probe_due_ ? std::max(policy_.first_probe_burst, 1u) : policy_.probe_burst);
+  probe_left_ = first_probe_due_ ? std::max(policy_.first_probe_burst, 1u) : policy_.probe_burst;
   probe_needed_ = first_probe_due_ ? std::max(policy_.first_probe_independent, 1u) : policy_.probe_independent;
   first_probe_due_ = false;
   probe_found_ = probe_independent_ = probe_busy_ = 0;
@@ -113,9 +102,9 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
       ++probe_found_;
     probe_independent_ += independent ? 1 : 0;
     probe_busy_ += stream_busy ? 1 : 0;
-    set_probe_left(probe_left_ - 1);
+    --probe_left_;
     if (probe_found_ >= probe_needed_) {
-      set_probe_left(0);
+      probe_left_ = 0;
       chained_ = 0;
       redirected_launches_ = 0;
       mode_.store(stream_mode_kind::redirect, std::memory_order_release);
@@ -123,7 +112,7 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
     } else if (probe_left_ == 0 || probe_found_ + probe_left_ < probe_needed_) {
       // Found too few, or cannot find enough in the launches left: each costs a footprint.
       // Doubles up to max_probe_gap; a longer gap, left by returns that did not last, stays.
-      set_probe_left(0);
+      probe_left_ = 0;
       probe_gap_ = std::max<std::uint64_t>(probe_gap_, std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap));
       until_probe_ = probe_gap_;
       outcome = {true, false, probe_found_, probe_needed_, probe_independent_, probe_busy_, probe_gap_};
@@ -155,7 +144,7 @@ bool stream_mode::redirected(const access_set& footprint) {
     const bool brief = probe_gap_ != 0 && redirected_launches_ < policy_.first_probe_gap;
     probe_gap_ = brief ? std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_return_gap) : policy_.first_probe_gap;
     until_probe_ = probe_gap_;
-    set_probe_left(0);
+    probe_left_ = 0;
     mode_.store(stream_mode_kind::aside, std::memory_order_release);
     launches = redirected_launches_;
     next_probe = probe_gap_;
@@ -170,8 +159,7 @@ void stream_mode::start() noexcept {
   seen_.store(false, std::memory_order_release);
   has_previous_ = false;
   chained_ = 0;
-  set_probe_left(0);
-  until_probe_ = probe_found_ = 0;
+  until_probe_ = probe_left_ = probe_found_ = 0;
   probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;
   redirected_launches_ = 0;
   first_probe_due_ = false;
@@ -187,11 +175,6 @@ void stream_mode::start() noexcept {
     probe_gap_ = 0;
     mode_.store(stream_mode_kind::redirect, std::memory_order_release);
   }
-}
-
-stream_mode::~stream_mode() {
-  lock_guard lock(locked_);
-  set_probe_left(0);
 }
 
 void stream_mode::reset() noexcept {

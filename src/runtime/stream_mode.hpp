@@ -93,7 +93,6 @@ struct stream_mode_policy {
 class alignas(64) stream_mode {
  public:
   explicit stream_mode(stream_mode_policy policy = {}) noexcept : policy_(policy) { start(); }
-  ~stream_mode();  // no longer counted in probes_running()
   stream_mode(const stream_mode&) = delete;
   stream_mode& operator=(const stream_mode&) = delete;
 
@@ -112,10 +111,6 @@ class alignas(64) stream_mode {
   /// `launches` counts this one and those its thread bypassed since its previous one
   /// (src/support/bypass.hpp): they bring the next probe nearer too.
   aside_step next_aside_launch(std::uint64_t launches = 1) noexcept;
-
-  /// @brief How many streams are in the middle of a probe's burst now (all stream_mode objects):
-  /// the bypass stays closed meanwhile, so that the burst's launches come through acs.
-  static int probes_running() noexcept;
 
   /// @brief Whether a probed launch must find its stream busy to count (the policy's need_backlog).
   bool needs_backlog() const noexcept { return policy_.need_backlog; }
@@ -175,8 +170,6 @@ class alignas(64) stream_mode {
     unsigned found = 0, needed = 0, independent = 0, busy = 0;
     std::uint64_t next_probe = 0;
   };
-  // Sets probe_left_ (under locked_), keeping probes_running() in step.
-  void set_probe_left(unsigned left) noexcept;
   // Whether `footprint` conflicts with the previous footprint seen, which it then replaces.
   bool conflicts_with_previous(const access_set& footprint);
   bool launch_bound_locked() const noexcept;

@@ -111,7 +111,7 @@ bool try_open(bool (*ready)()) noexcept {
 
 void close(bool grace) noexcept {
   // Always under the lock, even when the flag reads closed: the caller's change (a stream counted
-  // redirected, a probe begun) came before, so an opener that takes the lock after this sees it
+  // redirected) came before, so an opener that takes the lock after this sees it
   // and stays closed, and one that took it before is closed here. An unlocked test of the flag
   // could read it stale while an opener still saw nothing redirected (a store-buffer race).
   std::lock_guard lock(gate);

@@ -10,11 +10,12 @@
 // with ACS_DISABLE, nearly nothing.
 //
 // acs must still notice when parallelism appears, so a thread takes acs's path for one launch in
-// `sample_every` (its stream's probes count the launches it skipped: take_skipped). The runtime
-// opens the bypass (try_open) when no stream is redirected and none is being probed, and closes it
-// before a probe's burst (close(false): the burst's launches must take acs's path) and before any
-// launch goes to the pool (close(true)). The latter also waits for a grace period: every call that
-// entered the bypass before it closed has returned. Otherwise a launch that read the open flag
+// `sample_every` (its stream's probes count the launches it skipped: take_skipped), and is granted
+// bypassed launches again only after a launch of its went straight to its stream: a thread that
+// drives a probe's burst takes acs's path for each of the burst's launches. The runtime opens the
+// bypass (try_open) when no stream is redirected, and closes it before any launch goes to the pool
+// (close(true)), after a grace period: every call that entered the bypass before it closed has
+// returned. Otherwise a launch that read the open flag
 // just before a probe redirected its stream could reach the stream after the fork, unordered with
 // the pool kernel before it (docs/design.md, "The bypass").
 //
@@ -95,7 +96,7 @@ void grant() noexcept;
 
 /// @brief Closes the bypass. With `grace`, returns only after every call that entered it before
 /// has left (not counting the calling thread's own). Takes a lock: call it only where the mode
-/// changes (a probe begins; a stream is counted redirected), after the change.
+/// changes (a stream is counted redirected), after the change.
 void close(bool grace) noexcept;
 
 /// @brief Closes the bypass for good (the annotation API is in use).

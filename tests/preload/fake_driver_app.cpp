@@ -197,7 +197,7 @@ int serial_phase_then_loop() {
 // inside the bypass. Prints how many launches ran
 // on streams the program did not create (acs's pool), for check_bypass.sh.
 int threads_serial_then_loop() {
-  constexpr int threads = 4, serial = 6000, loop = 3000;
+  constexpr int threads = 4, warm = 100, serial = 6000, loop = 3000;
   std::vector<program> programs(threads);
   std::atomic<int> succeeded{0}, serial_done{0};
   std::vector<std::thread> workers;
@@ -205,6 +205,12 @@ int threads_serial_then_loop() {
     workers.emplace_back([&, t] {
       program& p = programs[t];
       int ok = 0;
+      // Past the stream's first probe (after 64 launches), then a pause: under acs, its kernel's
+      // layout is read on acs's background thread meanwhile, which a loaded machine may starve,
+      // and a probe waits for it (each stream's burst stays open until then).
+      for (int i = 0; i < warm; ++i) ok += p.launch(0) == CUDA_SUCCESS;
+      expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize after the warm-up");
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
       for (int i = 0; i < serial; ++i) {
         ok += p.launch(0) == CUDA_SUCCESS;
         if (i % 64 == 63) expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
@@ -217,8 +223,8 @@ int threads_serial_then_loop() {
       succeeded += ok;
     });
   for (std::thread& w : workers) w.join();
-  expect(succeeded == threads * (serial + loop), "a launch failed");
-  expect(launches_run() == static_cast<std::uint64_t>(threads * (serial + loop)),
+  expect(succeeded == threads * (warm + serial + loop), "a launch failed");
+  expect(launches_run() == static_cast<std::uint64_t>(threads * (warm + serial + loop)),
          "a launch before its stream's last sync had not run");
   std::uint64_t elsewhere = 0;
   fake_call c;

@@ -261,43 +261,6 @@ TEST(stream_mode_policy, launches_bypassed_count_towards_the_next_probe) {
   EXPECT_EQ(sampled, 1000u / 65 + 1);  // the first batch that reaches 1000 is still direct
 }
 
-// The bypass stays closed while any stream is in a probe's burst: the count follows bursts as
-// they begin, end without finding enough, end by redirecting, and as streams are forgotten.
-TEST(stream_mode_policy, probes_running_counts_the_streams_in_a_burst) {
-  stream_mode_policy p;
-  p.start_aside = true;
-  const int before = stream_mode::probes_running();
-  {
-    stream_mode a(p), b(p);
-    EXPECT_EQ(stream_mode::probes_running(), before);
-    ASSERT_EQ(a.next_aside_launch(), stream_mode::aside_step::probe);
-    ASSERT_EQ(b.next_aside_launch(), stream_mode::aside_step::probe);
-    EXPECT_EQ(stream_mode::probes_running(), before + 2);
-    // a: a chain, hopeless after a few launches.
-    for (unsigned i = 0; i < hopeless_after(p.first_probe_burst, p.first_probe_independent); ++i) {
-      if (i > 0) {
-        ASSERT_EQ(a.next_aside_launch(), stream_mode::aside_step::probe);
-      }
-      EXPECT_FALSE(a.probed(writes_buffer(0x1000)));
-    }
-    EXPECT_EQ(a.next_aside_launch(), stream_mode::aside_step::direct);
-    EXPECT_EQ(stream_mode::probes_running(), before + 1);
-    // b: independent launches, redirected.
-    bool redirected = false;
-    for (address base = 0x1000; !redirected; base += 0x1000) {
-      redirected = b.probed(writes_buffer(base));
-      if (!redirected) {
-        ASSERT_EQ(b.next_aside_launch(), stream_mode::aside_step::probe);
-      }
-    }
-    EXPECT_EQ(stream_mode::probes_running(), before);
-    ASSERT_EQ(a.next_aside_launch(p.first_probe_gap), stream_mode::aside_step::direct);
-    ASSERT_EQ(a.next_aside_launch(), stream_mode::aside_step::probe);
-    EXPECT_EQ(stream_mode::probes_running(), before + 1);
-  }
-  EXPECT_EQ(stream_mode::probes_running(), before);  // a was destroyed in its burst
-}
-
 TEST(stream_mode_policy, probes_that_find_nothing_back_off_exponentially) {
   stream_mode_policy p;
   p.first_probe_gap = 4;
