@@ -100,27 +100,24 @@ ACS_HOT void note_reason(pass_reason why) noexcept {
   return settings().step_aside && !replays_aside() && redirected_streams().load(std::memory_order_acquire) == 0;
 }
 
-// The bypass may open (src/support/bypass.hpp): no stream is redirected. Read again under the
-// bypass's lock when it opens. A stream in a probe's burst does not keep it closed: the thread
-// that drives the burst takes acs's path for each of its launches (it is granted no bypassed
-// launch until a launch of its goes straight to the stream again), and a burst that another
-// thread's bypassed launches thin out only compares launches further apart.
-bool everything_aside() noexcept { return nothing_redirected(); }
-
-// After a launch that went straight to its stream: the thread's next launches may bypass acs,
-// where every stream is aside.
+// After a launch that went straight to its stream: the thread's next launches may bypass acs
+// (src/support/bypass.hpp) while no stream is redirected, which try_open reads again under the
+// bypass's lock. A stream in a probe's burst does not keep it closed: the thread that drives the
+// burst takes acs's path for each of its launches (it is granted no bypassed launch until a launch
+// of its goes straight to the stream again), and a burst that another thread's bypassed launches
+// thin out only compares launches further apart.
 void may_bypass() noexcept {
   if (!settings().bypass_allowed()) return;
   if (bypass::open_now())
     bypass::grant();
-  else if (everything_aside())
-    bypass::try_open(everything_aside);
+  else if (nothing_redirected())
+    bypass::try_open(nothing_redirected);
 }
 
 // A stream was counted redirected (after the count, before any of its work reaches the pool):
 // the bypass closes, and every call inside it returns first.
 void redirecting() noexcept {
-  if (settings().bypass_allowed()) bypass::close(/*grace=*/true);
+  if (settings().bypass_allowed()) bypass::close();
 }
 
 // The scheduler of `stream`'s device, if acs manages it, broken or not; `t` receives the stream.

@@ -42,9 +42,10 @@ fence_kind fence_locked() noexcept {
     fence = fence_kind::global;
   else
     fence = fence_kind::none;
-  if (fence == fence_kind::none) forbidden.store(true, std::memory_order_relaxed);  // no lock taken again
-  if (fence == fence_kind::none)
+  if (fence == fence_kind::none) {
+    forbidden.store(true, std::memory_order_relaxed);  // try_open takes no lock again
     log::debug("membarrier(2) is unavailable: hooked calls never bypass acs (every launch takes its path)");
+  }
   return fence;
 }
 
@@ -109,7 +110,7 @@ bool try_open(bool (*ready)()) noexcept {
   return open_now();
 }
 
-void close(bool grace) noexcept {
+void close() noexcept {
   // Always under the lock, even when the flag reads closed: the caller's change (a stream counted
   // redirected) came before, so an opener that takes the lock after this sees it
   // and stays closed, and one that took it before is closed here. An unlocked test of the flag
@@ -119,7 +120,7 @@ void close(bool grace) noexcept {
     hot.bypass.store(false, std::memory_order_seq_cst);
     closed.fetch_add(1, std::memory_order_relaxed);
   }
-  if (!grace || !pending) return;
+  if (!pending) return;
   // Every thread that read the flag open before the store above is now seen inside (the fence),
   // or had left already.
   if (membarrier(fence == fence_kind::expedited ? MEMBARRIER_CMD_PRIVATE_EXPEDITED : MEMBARRIER_CMD_GLOBAL) != 0) {

@@ -13,11 +13,11 @@
 // `sample_every` (its stream's probes count the launches it skipped: take_skipped), and is granted
 // bypassed launches again only after a launch of its went straight to its stream: a thread that
 // drives a probe's burst takes acs's path for each of the burst's launches. The runtime opens the
-// bypass (try_open) when no stream is redirected, and closes it before any launch goes to the pool
-// (close(true)), after a grace period: every call that entered the bypass before it closed has
-// returned. Otherwise a launch that read the open flag
-// just before a probe redirected its stream could reach the stream after the fork, unordered with
-// the pool kernel before it (docs/design.md, "The bypass").
+// bypass (try_open) when no stream is redirected, and closes it (close) before any launch goes to
+// the pool, after a grace period: every call that entered the bypass before it closed has
+// returned. Otherwise a launch that read the open flag just before a probe redirected its stream
+// could reach the stream after the fork, unordered with the pool kernel before it (docs/design.md,
+// "The bypass").
 //
 // The grace period is an asymmetric fence (as liburcu's membarrier flavour): a bypassed call marks
 // its thread inside, then reads the flag, with only a compiler barrier between; the closer stores
@@ -94,10 +94,10 @@ bool try_open(bool (*ready)()) noexcept;
 /// @brief Gives this thread sample_every bypassed launches if the bypass is open (registering it).
 void grant() noexcept;
 
-/// @brief Closes the bypass. With `grace`, returns only after every call that entered it before
-/// has left (not counting the calling thread's own). Takes a lock: call it only where the mode
-/// changes (a stream is counted redirected), after the change.
-void close(bool grace) noexcept;
+/// @brief Closes the bypass, and returns only after every call that entered it before has left
+/// (not counting the calling thread's own). Takes a lock: call it only where the mode changes (a
+/// stream is counted redirected), after the change.
+void close() noexcept;
 
 /// @brief Closes the bypass for good (the annotation API is in use).
 void forbid() noexcept;
@@ -108,7 +108,7 @@ void after_fork_in_child() noexcept;
 /// @brief Whether the bypass can open at all here (membarrier(2) works and nothing forbade it).
 bool available() noexcept;
 
-/// @brief How often it opened and closed (tests, ACS_LOG_LEVEL=debug).
+/// @brief How often it opened, closed, and waited for a grace period (for the tests).
 struct counters {
   std::uint64_t opened = 0, closed = 0, graces = 0;
 };

@@ -56,7 +56,7 @@ TEST(support_bypass, a_thread_takes_acs_path_once_in_sample_every_launches) {
 TEST(support_bypass, nothing_enters_once_closed) {
   SKIP_WITHOUT_MEMBARRIER();
   ASSERT_TRUE(bypass::try_open(ready));
-  bypass::close(/*grace=*/false);
+  bypass::close();
   EXPECT_FALSE(bypass::open_now());
   EXPECT_FALSE(bypass::enter_launch());
   EXPECT_FALSE(bypass::enter_operation());
@@ -64,7 +64,7 @@ TEST(support_bypass, nothing_enters_once_closed) {
   EXPECT_EQ(bypass::counts().closed, 1u);
 }
 
-// The property the runtime relies on before a stream's work may reach the pool: close(true)
+// The property the runtime relies on before a stream's work may reach the pool: close()
 // returns after the calls inside the bypass. Fails if the grace period is skipped.
 TEST(support_bypass, a_close_with_grace_waits_for_every_call_inside) {
   SKIP_WITHOUT_MEMBARRIER();
@@ -78,8 +78,8 @@ TEST(support_bypass, a_close_with_grace_waits_for_every_call_inside) {
     bypass::leave(bypass::self);
   });
   while (!entered.load()) std::this_thread::yield();
-  bypass::close(/*grace=*/true);
-  EXPECT_TRUE(finished.load()) << "close(true) returned while a bypassed call was still inside";
+  bypass::close();
+  EXPECT_TRUE(finished.load()) << "close() returned while a bypassed call was still inside";
   EXPECT_EQ(bypass::counts().graces, 1u);
   caller.join();
 }
@@ -88,7 +88,7 @@ TEST(support_bypass, a_close_with_grace_does_not_wait_for_its_own_thread) {
   SKIP_WITHOUT_MEMBARRIER();
   ASSERT_TRUE(bypass::try_open(ready));
   ASSERT_TRUE(bypass::enter_launch());  // e.g. a runtime call bypassed, its driver call on acs's path
-  bypass::close(/*grace=*/true);        // must not deadlock
+  bypass::close();  // must not deadlock
   bypass::leave(bypass::self);
   EXPECT_FALSE(bypass::open_now());
 }
@@ -106,7 +106,7 @@ TEST(support_bypass, a_thread_that_exits_gives_its_slot_back) {
     }).join();
     ASSERT_TRUE(granted) << "thread " << i << " found no free slot";
   }
-  bypass::close(/*grace=*/true);  // scans only live threads' slots
+  bypass::close();  // scans only live threads' slots
 }
 
 TEST(support_bypass, forbidden_for_good) {
