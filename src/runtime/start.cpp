@@ -120,9 +120,11 @@ void in_child_after_fork() noexcept {
 
 // The annotation layer gets its services when libacs loads (the constructor only stores
 // pointers), so that acs_v1_active answers before the program's first CUDA call. acs's code is
-// mapped in now, not page by page inside the program's first launches.
+// mapped in now, not page by page inside the program's first launches. So is the bypass's fence
+// registered: in a process of one thread that is cheap, later it costs an RCU grace period.
 [[gnu::constructor]] void connect_at_load() {
   code_pages::map_in();
+  bypass::prepare();
   connect_once();
   (void)pthread_atfork(before_fork, nullptr, in_child_after_fork);
 }

@@ -139,6 +139,11 @@ void close() noexcept {
   graces.fetch_add(1, std::memory_order_relaxed);
 }
 
+void prepare() noexcept {
+  std::lock_guard lock(gate);
+  (void)fence_locked();
+}
+
 void forbid() noexcept {
   if (forbidden.load(std::memory_order_relaxed)) return;
   std::lock_guard lock(gate);

@@ -23,7 +23,9 @@
 // its thread inside, then reads the flag, with only a compiler barrier between; the closer stores
 // the flag, then has membarrier(2) run a full fence on every running thread of the process, then
 // waits until each registered thread is outside. Without membarrier (an old kernel, a seccomp
-// filter) the bypass never opens. Threads register at their first sampled launch, up to
+// filter) the bypass never opens. The process registers for that fence when libacs loads
+// (prepare): in a process that already runs several threads the registration waits for an RCU
+// grace period, about 12 ms, which at the bypass's first opening fell inside the program's work. Threads register at their first sampled launch, up to
 // `max_threads`; the others keep acs's path. The bypass never opens after the program used the
 // annotation API (forbid): a declaration belongs to the declaring thread's next launch, which must
 // see it.
@@ -104,6 +106,11 @@ void forbid() noexcept;
 
 /// @brief In a child forked from a process where it was open: closed (pthread_atfork child).
 void after_fork_in_child() noexcept;
+
+/// @brief Registers the process for membarrier(2)'s expedited fence, as the bypass's first opening
+/// would: at load (src/runtime/start.cpp), while the process has one thread and that costs about a
+/// microsecond, not about 12 ms later on a thread of the program's. Idempotent.
+void prepare() noexcept;
 
 /// @brief Whether the bypass can open at all here (membarrier(2) works and nothing forbade it).
 bool available() noexcept;

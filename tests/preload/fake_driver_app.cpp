@@ -25,11 +25,16 @@
 //                             and runs; prints the launches acs put on its pool (check_bypass.sh)
 //   pdl_loop                  20000 launches allowing programmatic dependent launch, as XLA's:
 //                             each succeeds, runs, keeps its attribute (check_bypass.sh)
+//   membarrier_fence          before anything else, asks membarrier(2) for the expedited fence, which
+//                             works only in a process registered for it: libacs registers at load
+//                             (src/support/bypass.hpp, prepare); prints whether it worked
 //   process_fork              15 times: a burst of launches, then fork(); the child finds every
 //                             launch issued, passes its own launch straight through, calls exit()
 //                             and is gone within 5 s, printing nothing (ACS_STATS=1 is set)
 #include <cuda.h>
+#include <linux/membarrier.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -409,8 +414,21 @@ int process_fork() {
 
 }  // namespace
 
+// No CUDA call comes first: only what happened when the libraries loaded counts.
+int membarrier_fence() {
+  const long supported = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+  if (supported <= 0 || (supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) {
+    std::printf("membarrier: unsupported here\n");
+    return 0;
+  }
+  const bool fenced = syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+  std::printf("membarrier: the expedited fence %s\n", fenced ? "works (registered at load)" : "is refused (not registered)");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
+  if (std::strcmp(mode, "membarrier_fence") == 0) return membarrier_fence();
   if (std::strcmp(mode, "deferred_error_sticky") == 0) return sticky(false);
   if (std::strcmp(mode, "deferred_error_sticky_chain") == 0) return sticky(true);
   if (std::strcmp(mode, "chain_replay") == 0) return chain_replay();
