@@ -28,7 +28,8 @@
 # (default .real-src/bin); ACS_REAL_CPUS (e.g. 2-7, default unpinned) runs every program, in
 # every mode, on those CPUs only (run_real.py --cpus); ACS_REAL_ESTIMATOR=lower-quartile makes the
 # tables' ms the lower quartile of the repeats instead of their median (where a machine's processes
-# fall into a fast and a slow state, as the H100/H200 hosts' did; run_real.py --estimator); ACS_* settings reach the preloaded runs. Needs .deps (or Debian's
+# fall into a fast and a slow state, as the H100/H200 hosts' did; run_real.py --estimator), =fast-state
+# the median of each mode's repeats within 15% of its fastest, counted per mode; ACS_* settings reach the preloaded runs. Needs .deps (or Debian's
 # fmt) to build, .real-warp (benchmarks/real/fetch_warp.sh) for Warp and the built
 # cuda-samples; what is missing is reported, not skipped silently.
 # Exit status: 0 when every run succeeded with identical outputs, or without a GPU; else 1.

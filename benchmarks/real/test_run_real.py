@@ -45,6 +45,16 @@ FAKE_PROGRAM = textwrap.dedent(r'''
         n = len(open(count_file).read()) if os.path.exists(count_file) else 0
         open(count_file, "a").write("x")
         print(f"real-result: name=states ms={[1.0, 9.0, 9.0, 2.0][n % 4]} sha256=same")
+    elif kind == "states":
+        # Two rows per process; the process's state scales both (x1, 1.9, 1.1, 1.4 in turn), and
+        # row b reads fast (11) in the last, slow process.
+        mode = "acs" if preloaded else "native"
+        count_file = os.path.join(os.environ["FAKE_DIR"], mode)
+        n = len(open(count_file).read()) if os.path.exists(count_file) else 0
+        open(count_file, "a").write("x")
+        f = [1.0, 1.9, 1.1, 1.4][n % 4]
+        print(f"real-result: name=a ms={f} sha256=same")
+        print(f"real-result: name=b ms={11.0 if n % 4 == 3 else 10.0 * f} sha256=same")
     elif kind == "fail_preloaded":
         sys.exit(3 if preloaded else 0)
 ''')
@@ -145,6 +155,34 @@ class RunRealTest(unittest.TestCase):
             self.assertEqual((row["native_ms"], row["acs_ms"]), (expected, expected), estimator)
             modes = {r["mode"]: r for r in self.read_csv(out, "real_programs_modes.csv")}
             self.assertEqual((modes["acs"]["median_ms"], modes["acs"]["lower_quartile_ms"]), ("5.500", "1.000"))
+
+    def test_the_fast_state_is_the_processs_over_all_its_rows(self):
+        m = self.manifest('''
+            [[program]]
+            name = "fake"
+            suite = "fake-suite"
+            time = "lines"
+            digest = "lines"
+            cmd = ["{python}", "PROG", "states"]
+        ''')
+        # Scored over both rows, runs 1 and 3 are slow: a = median(1.0, 1.1), b = median(10, 11).
+        # Row b alone would count its 11 of run 3 as fast (10, 11, 11: 11.000); the lower quartile
+        # takes the lowest; the median mixes the states.
+        expected = {"fast-state": ("1.050", "10.500"), "lower-quartile": ("1.000", "10.000"),
+                    "median": ("1.250", "11.000")}
+        for estimator, (a, b) in expected.items():
+            state = tempfile.mkdtemp(dir=self.tmp)
+            p, out = self.run_runner(m, "--reps", "4", "--modes", "native,acs", "--no-stats",
+                                     "--estimator", estimator, env={"FAKE_DIR": state})
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            rows = {r["program"]: r for r in self.read_csv(out)}
+            self.assertEqual((rows["a"]["native_ms"], rows["a"]["acs_ms"]), (a, a), estimator)
+            self.assertEqual((rows["b"]["native_ms"], rows["b"]["acs_ms"]), (b, b), estimator)
+            modes = [r for r in self.read_csv(out, "real_programs_modes.csv") if r["program"] == "b"]
+            self.assertEqual([r["fast_runs"] for r in modes], ["2", "2"] if estimator == "fast-state" else ["", ""])
+            if estimator == "fast-state":
+                with open(os.path.join(out, "real_programs.md")) as f:
+                    self.assertIn("fake: native 2/4, acs 2/4.", f.read())
 
     def test_cpus_pin_every_run(self):
         m = self.manifest('''
