@@ -15,6 +15,9 @@
 # call alone (--cold): acs's cost where a framework's own host code evicts it from the caches
 # between launches (4096 evicts this 2-core machine's 2 MiB L2 per core: the hot loop's +70 ns
 # launch costs about +550 ns there).
+# The fake rows also time each of a new process's first 512 launches (--first 512: their mean and
+# the slowest), with two idle threads alive as in a CUDA process: a one-time cost on the
+# application's thread shows there, not in any loop.
 #   scripts/call_overhead.sh [BUILD_DIR]     default build-device; ROUNDS=5
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -48,6 +51,12 @@ for variant in shared static fake; do
     env "${env[@]}" LD_PRELOAD="$lib" ACS_DISABLE=1 "$bin" "${args[@]}" >>"$tmp/$variant.hooks"
     env "${env[@]}" LD_PRELOAD="$lib" "$bin" "${args[@]}" >>"$tmp/$variant.acs"
     env "${env[@]}" LD_PRELOAD="$lib" ACS_BYPASS=0 "$bin" "${args[@]}" >>"$tmp/$variant.nobypass"
+    if [[ $variant == fake ]]; then
+      env "${env[@]}" "$bin" --first 512 >>"$tmp/$variant.native"
+      env "${env[@]}" LD_PRELOAD="$lib" ACS_DISABLE=1 "$bin" --first 512 >>"$tmp/$variant.hooks"
+      env "${env[@]}" LD_PRELOAD="$lib" "$bin" --first 512 >>"$tmp/$variant.acs"
+      env "${env[@]}" LD_PRELOAD="$lib" ACS_BYPASS=0 "$bin" --first 512 >>"$tmp/$variant.nobypass"
+    fi
     # The fake driver offers graphs on request: the application thread's cost with graph replay.
     if [[ $variant == fake ]]; then
       env "${env[@]}" FAKE_CUDA_GRAPHS=1 LD_PRELOAD="$lib" ACS_GRAPH=auto ACS_STEP_ASIDE=0 "$bin" "${args[@]}" >>"$tmp/$variant.graph"

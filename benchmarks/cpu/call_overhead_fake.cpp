@@ -13,7 +13,13 @@
 // operator) and times each call alone: what acs costs where its code and data are no longer in
 // the processor's caches, which a loop of calls alone never shows.
 //
-//   acs_call_overhead_fake [--calls N] [--reps R] [--only NAME] [--cold KB]
+// With --first N, the program instead times each of its first N launches, a dependent chain on a
+// new stream, with two idle threads alive as a CUDA process has the driver's: the mean and the
+// slowest of them (first_launches_mean, first_launches_max). A one-time cost that acs pays on
+// the application's thread, inside the launches a short program times, shows there and in no
+// loop: the bypass's first opening once waited 12 ms for membarrier(2)'s registration.
+//
+//   acs_call_overhead_fake [--calls N] [--reps R] [--only NAME] [--cold KB] [--first N]
 #include <cuda.h>
 
 #include <algorithm>
@@ -21,7 +27,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <condition_variable>
 #include <functional>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 extern "C" void fake_cuda_reset();  // forgets the fake's call log: steady memory across reps
@@ -39,6 +48,57 @@ bool ok(CUresult r, const char* what) {
   return false;
 }
 
+// Threads that wait until the process ends, as the driver's own threads do in a CUDA process.
+class idle_threads {
+ public:
+  explicit idle_threads(int n) {
+    for (int i = 0; i < n; ++i)
+      threads_.emplace_back([this] {
+        std::unique_lock lock(mutex_);
+        done_.wait(lock, [this] { return stop_; });
+      });
+  }
+  ~idle_threads() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    done_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// The first `n` launches of a dependent chain on a new stream, each timed alone.
+int first_launches(int n) {
+  idle_threads driver_like(2);
+  CUcontext context = nullptr;
+  CUstream stream = nullptr;
+  CUdeviceptr a = 0, b = 0;
+  if (!ok(cuInit(0), "cuInit") || !ok(cuDevicePrimaryCtxRetain(&context, 0), "cuDevicePrimaryCtxRetain") ||
+      !ok(cuCtxSetCurrent(context), "cuCtxSetCurrent") ||
+      !ok(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
+      !ok(cuMemAlloc(&a, 4096), "cuMemAlloc") || !ok(cuMemAlloc(&b, 4096), "cuMemAlloc"))
+    return 1;
+  const CUfunction function = reinterpret_cast<CUfunction>(0x4240);  // the fake's one kernel
+  void* params[] = {&a, &b};
+  double total = 0, slowest = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, stream, params, nullptr);
+    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    total += ns;
+    slowest = std::max(slowest, ns);
+  }
+  std::printf("call=first_launches_mean ns=%.1f\ncall=first_launches_max ns=%.1f\n", total / n, slowest);
+  return ok(cuCtxSynchronize(), "cuCtxSynchronize") ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,6 +110,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--reps")) reps = std::max(1, std::atoi(argv[++i]));
     if (!std::strcmp(argv[i], "--only")) only = argv[++i];
     if (!std::strcmp(argv[i], "--cold")) cold_kb = static_cast<std::size_t>(std::max(0, std::atoi(argv[++i])));
+    if (!std::strcmp(argv[i], "--first")) return first_launches(std::max(1, std::atoi(argv[++i])));
   }
   // Written once, read a line at a time between calls: evicts what the call before left in the caches.
   std::vector<unsigned char> cold(cold_kb * 1024, 1);

@@ -37,17 +37,30 @@ worker& the_worker() {
   return *w;
 }
 
+// Under w.mutex.
+void start_locked(worker& w) {
+  if (w.started) return;
+  std::thread([&w] { w.run(); }).detach();
+  w.started = true;
+}
+
 }  // namespace
+
+void start() noexcept {
+  try {
+    worker& w = the_worker();
+    std::lock_guard lock(w.mutex);
+    start_locked(w);
+  } catch (...) {  // no thread now: post() tries again
+  }
+}
 
 bool post(std::function<void()> job) noexcept {
   try {
     worker& w = the_worker();
     {
       std::lock_guard lock(w.mutex);
-      if (!w.started) {
-        std::thread([&w] { w.run(); }).detach();
-        w.started = true;
-      }
+      start_locked(w);
       w.jobs.push_back(std::move(job));
     }
     w.ready.notify_one();

@@ -11,6 +11,12 @@
 
 namespace acs::background {
 
+/// @brief Starts the thread now, if it is not running: at the process's first CUDA call
+/// (start.cpp), not inside the launch whose probe first posts a job, where creating a thread cost
+/// 20-30 µs on the fake driver (up to a millisecond on a loaded machine) inside a short program's
+/// timed launches.
+void start() noexcept;
+
 /// @brief Queues `job` for acs's background thread (started on first use); false when it could
 /// not be queued (no thread, no memory), and the job is then dropped.
 bool post(std::function<void()> job) noexcept;

@@ -18,6 +18,7 @@
 #include "src/support/guard.hpp"
 #include "src/support/log.hpp"
 #include "src/support/process.hpp"
+#include "src/runtime/background.hpp"
 #include "src/runtime/capture.hpp"
 #include "interpose/real_driver.hpp"
 #include "src/runtime/driver_inference.hpp"
@@ -163,6 +164,8 @@ ACS_HOT void cuda_in_use() noexcept {
     std::call_once(once, [] {
       (void)process::note_cuda_used();
       guarded("cuda_in_use", [] { set_device_connections(); });
+      // Its first job usually comes with a stream's first probe, inside the program's launches.
+      background::start();
       cuda_set_up.store(true, std::memory_order_release);
     });
   } catch (...) {

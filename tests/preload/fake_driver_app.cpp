@@ -28,10 +28,14 @@
 //   membarrier_fence          before anything else, asks membarrier(2) for the expedited fence, which
 //                             works only in a process registered for it: libacs registers at load
 //                             (src/support/bypass.hpp, prepare); prints whether it worked
+//   threads_at_first_call     counts the process's threads before and after its first CUDA call
+//                             (cuInit): acs starts its background thread there, not inside the
+//                             launch whose probe first needs it (src/runtime/background.hpp)
 //   process_fork              15 times: a burst of launches, then fork(); the child finds every
 //                             launch issued, passes its own launch straight through, calls exit()
 //                             and is gone within 5 s, printing nothing (ACS_STATS=1 is set)
 #include <cuda.h>
+#include <dirent.h>
 #include <linux/membarrier.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -426,9 +430,33 @@ int membarrier_fence() {
   return 0;
 }
 
+int thread_count() {
+  int n = 0;
+  if (DIR* tasks = opendir("/proc/self/task")) {
+    while (const dirent* e = readdir(tasks))
+      if (e->d_name[0] != '.') ++n;
+    closedir(tasks);
+  }
+  return n;
+}
+
+int threads_at_first_call() {
+  const int before = thread_count();
+  expect(cuInit(0) == CUDA_SUCCESS, "cuInit");
+  // A thread may take a moment to show in /proc after its creation returned: wait up to 1 s.
+  int after = thread_count();
+  for (int i = 0; i < 100 && after == before; ++i) {
+    usleep(10000);
+    after = thread_count();
+  }
+  std::printf("threads started by the first CUDA call: %d\n", after - before);
+  return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   if (std::strcmp(mode, "membarrier_fence") == 0) return membarrier_fence();
+  if (std::strcmp(mode, "threads_at_first_call") == 0) return threads_at_first_call();
   if (std::strcmp(mode, "deferred_error_sticky") == 0) return sticky(false);
   if (std::strcmp(mode, "deferred_error_sticky_chain") == 0) return sticky(true);
   if (std::strcmp(mode, "chain_replay") == 0) return chain_replay();
