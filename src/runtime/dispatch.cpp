@@ -302,9 +302,18 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     declared::launch_footprint& footprint = scratch_footprint();
     const bool settled = plan_launch(r, footprint, /*may_wait=*/!probe);
     ACS_STAGE(footprint);
-    // A provisional footprint says nothing about parallelism: the probe counts at a later launch.
     if (probe_entry != 0) mode.probe_began(probe_entry);
-    if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t, footprint.access)))) {
+    if (probe && !settled) {
+      // A provisional footprint says nothing about parallelism. Its kernel's layout is being read
+      // on acs's thread: the burst pauses meanwhile (stream_mode_policy::unsettled_pause), and the
+      // launches of the pause take the bypass, not this path.
+      mode.probe_unsettled();
+      may_bypass();
+      const int status = launch_aside(launch, r, *cuda, t, rt);
+      if (probe_entry != 0) mode.probe_ended(now_ns());
+      return status;
+    }
+    if (probe && !mode.probed(footprint.access, stream_busy(*cuda, t, footprint.access))) {
       const int status = launch_aside(launch, r, *cuda, t, rt);
       if (probe_entry != 0) mode.probe_ended(now_ns());
       return status;

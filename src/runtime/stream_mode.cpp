@@ -44,7 +44,16 @@ bool stream_mode::conflicts_with_previous(const access_set& footprint) {
 
 ACS_HOT stream_mode::aside_step stream_mode::next_aside_launch(std::uint64_t launches) noexcept {
   lock_guard lock(locked_);
-  if (probe_left_ > 0) return aside_step::probe;
+  if (probe_left_ > 0) {
+    // A pause (probe_unsettled) ends within this batch of launches: the burst goes on at once.
+    const std::uint64_t n = std::max<std::uint64_t>(launches, 1);
+    if (probe_paused_ > n) {
+      probe_paused_ -= n;
+      return aside_step::direct;
+    }
+    probe_paused_ = 0;
+    return aside_step::probe;
+  }
   if (until_probe_ > 0) {
     until_probe_ -= std::min<std::uint64_t>(until_probe_, std::max<std::uint64_t>(launches, 1));
     return aside_step::direct;
@@ -56,6 +65,13 @@ ACS_HOT stream_mode::aside_step stream_mode::next_aside_launch(std::uint64_t lau
   has_previous_ = false;  // the probe compares its own consecutive launches
   probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;  // and times its own launches
   return aside_step::probe;
+}
+
+void stream_mode::probe_unsettled() noexcept {
+  lock_guard lock(locked_);
+  if (probe_left_ == 0) return;
+  probe_paused_ = policy_.unsettled_pause;
+  has_previous_ = false;  // the launch after the pause is no neighbour of the one before it
 }
 
 void stream_mode::probe_began(std::uint64_t entry_ns) noexcept {
@@ -160,6 +176,7 @@ void stream_mode::start() noexcept {
   has_previous_ = false;
   chained_ = 0;
   until_probe_ = probe_left_ = probe_found_ = 0;
+  probe_paused_ = 0;
   probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;
   redirected_launches_ = 0;
   first_probe_due_ = false;

@@ -67,6 +67,12 @@ struct stream_mode_policy {
   // only a few kernels, often the first ones it times, pays nothing for probes (a footprint, a
   // stream query, a layout read on acs's thread per launch), and could not repay a scheduler.
   unsigned first_probe_after = 0;
+  // A probed launch whose kernel's layout acs's background thread has not read yet (a function's
+  // first probe: its parameters, and its module's PTX, which takes a millisecond or more) cannot
+  // count, and the burst waits this many launches before its next one, which go straight to the
+  // stream (and through the bypass) meanwhile. Without the pause every launch in that time took
+  // acs's whole path as an unsettled probe: sortingNetworks' first probe, about 150 of them.
+  unsigned unsettled_pause = 64;
   unsigned first_probe_gap = 256;     // launches between stepping aside and the first probe
   // The gap doubles after each probe that finds nothing, up to this: a stream that stepped aside
   // in a serialised phase (a warm-up or profiling pass with a sync after every kernel) is found
@@ -124,6 +130,11 @@ class alignas(64) stream_mode {
   /// it came (ignored without need_backlog). Returns true when the stream is to be redirected
   /// again, from this launch on; the mode is then `redirect` already.
   bool probed(const access_set& footprint, bool stream_busy = true);
+
+  /// @brief A probed launch's footprint was not settled (its kernel's layout is being read): it
+  /// counts for nothing, and the burst pauses for the policy's unsettled_pause launches (those
+  /// go direct); the launch after the pause is compared with none before it.
+  void probe_unsettled() noexcept;
 
   /// @brief Whether probed launches are to be timed (probe_began, probe_ended): the policy asks
   /// for a backlog and lets a launch-bound host count instead.
@@ -183,6 +194,7 @@ class alignas(64) stream_mode {
   // Under locked_:
   unsigned probe_left_ = 0;     // aside: launches of the current probe still to compute
   std::uint64_t until_probe_ = 0;  // aside: direct launches before the next probe
+  std::uint64_t probe_paused_ = 0;  // aside: direct launches before the current probe goes on
   stream_mode_policy policy_;   // set at construction
   // Under locked_ too:
   access_set previous_;

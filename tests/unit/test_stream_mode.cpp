@@ -249,6 +249,37 @@ TEST(stream_mode_policy, a_new_chain_stays_aside_and_is_probed_again_after_the_f
   EXPECT_EQ(direct, p.first_probe_gap);
 }
 
+// A probed launch whose footprint is not settled (its kernel's layout being read on acs's thread)
+// pauses the burst: the next unsettled_pause - 1 launches go direct, with or without the bypass's
+// batches, and the burst then goes on where it was, its next launch compared with none before.
+TEST(stream_mode_policy, an_unsettled_probe_pauses_its_burst) {
+  stream_mode_policy p;
+  p.start_aside = true;
+  p.unsettled_pause = 10;
+  stream_mode mode(p);
+  ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+  EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));  // settled: the burst's first
+  ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+  mode.probe_unsettled();
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(mode.next_aside_launch(), stream_mode::aside_step::direct) << i;
+  ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+  // Compared with none: not independent although it shares nothing with 0x1000. Then three
+  // independent ones redirect the stream, as the first probe's 3rd does.
+  EXPECT_FALSE(mode.probed(writes_buffer(0x2000)));
+  bool redirected = false;
+  for (address base = 0x3000; base <= 0x5000 && !redirected; base += 0x1000) {
+    ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
+    redirected = mode.probed(writes_buffer(base));
+  }
+  EXPECT_TRUE(redirected);
+  // A batch of bypassed launches as long as the pause ends it at once.
+  stream_mode batched(p);
+  ASSERT_EQ(batched.next_aside_launch(), stream_mode::aside_step::probe);
+  batched.probe_unsettled();
+  EXPECT_EQ(batched.next_aside_launch(9), stream_mode::aside_step::direct);
+  EXPECT_EQ(batched.next_aside_launch(65), stream_mode::aside_step::probe);
+}
+
 // A thread that bypassed acs (src/support/bypass.hpp) brings its launches along: the next probe
 // comes after as many launches as without the bypass, give or take one sampled batch.
 TEST(stream_mode_policy, launches_bypassed_count_towards_the_next_probe) {

@@ -8,10 +8,12 @@
 // once); every function takes two 8-byte parameters; a function's dynamic shared memory limit
 // (cuFuncSetAttribute), beyond which its launches fail (a failure that is not sticky); and a
 // context that fails, for good, after a given number of launches or when told to: then every
-// call returns CUDA_ERROR_LAUNCH_FAILED, as after a kernel fault.
+// call returns CUDA_ERROR_LAUNCH_FAILED, as after a kernel fault. FAKE_CUDA_LAYOUT_DELAY_US=N makes a
+// function's first layout read (cuFuncGetParamInfo) take N µs, as a real module's PTX analysis does.
 #include <cuda.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <cstdlib>
@@ -19,6 +21,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fake_calls.hpp"
@@ -308,7 +311,19 @@ CUresult cuEventQuery(CUevent) { return unless_failed(); }  // the work complete
 CUresult cuEventSynchronize(CUevent) { return unless_failed(); }
 CUresult cuEventDestroy_v2(CUevent) { return CUDA_SUCCESS; }
 CUresult cuPointerGetAttribute(void*, CUpointer_attribute, CUdeviceptr) { return CUDA_ERROR_INVALID_VALUE; }
-CUresult cuFuncGetParamInfo(CUfunction, size_t index, size_t* offset, size_t* size) {
+// FAKE_CUDA_LAYOUT_DELAY_US=N: the first read of a function's layout takes N µs, as a real
+// function's first read with its module's PTX analysed does (a millisecond or more).
+CUresult cuFuncGetParamInfo(CUfunction function, size_t index, size_t* offset, size_t* size) {
+  static const long delay_us = [] {
+    const char* v = std::getenv("FAKE_CUDA_LAYOUT_DELAY_US");
+    return v != nullptr ? std::atol(v) : 0L;
+  }();
+  if (delay_us > 0 && index == 0) {
+    static std::mutex read_mutex;
+    static std::set<CUfunction> read;
+    std::lock_guard lock(read_mutex);
+    if (read.insert(function).second) std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+  }
   if (index >= 2) return CUDA_ERROR_INVALID_VALUE;
   *offset = 8 * index;
   *size = 8;
