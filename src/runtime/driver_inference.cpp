@@ -284,19 +284,43 @@ namespace {
 // native, x0.996 with ACS_PTX=0 (docs/results/runs/2026-12-03-ptx-deferred/).
 constinit std::atomic<bool> code_wanted{false};
 
+// The compute capability of device 0 (major * 10 + minor), 0 if unknown. No context is needed to
+// ask, and most processes have one kind of GPU.
+std::uint32_t first_device_capability() noexcept {
+  const driver::table* cuda = driver::real();
+  int major = 0, minor = 0;
+  if (cuda == nullptr || cuda->cuDeviceGetAttribute_ == nullptr ||
+      cuda->cuDeviceGetAttribute_(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0) != CUDA_SUCCESS ||
+      cuda->cuDeviceGetAttribute_(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0) != CUDA_SUCCESS)
+    return 0;
+  return static_cast<std::uint32_t>(major * 10 + minor);
+}
+
 void analyse_on_background(const void* handle) noexcept {
   std::shared_ptr<void> ahead = count_ahead();
   if (ahead.use_count() == 0) return;
-  background::post([handle, ahead] {
-    const driver::table* cuda = driver::real();
-    int major = 0, minor = 0;
-    // Device ordinal 0: no context is needed to ask, and most processes have one kind of GPU.
-    if (cuda == nullptr || cuda->cuDeviceGetAttribute_ == nullptr ||
-        cuda->cuDeviceGetAttribute_(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0) != CUDA_SUCCESS ||
-        cuda->cuDeviceGetAttribute_(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0) != CUDA_SUCCESS)
-      return;
-    process_code().analyse_ahead(handle, static_cast<std::uint32_t>(major * 10 + minor));
-  });
+  try {
+    (void)background::post([handle, ahead] {
+      if (const std::uint32_t cc = first_device_capability()) process_code().analyse_ahead(handle, cc);
+    });
+  } catch (...) {  // out of memory: the launch that needs the image analyses it itself
+  }
+}
+
+// Everything loaded so far, in one job: listed and analysed on the background thread. A framework
+// loads thousands of images (libtorch_cuda's translation units, cuBLASLt's 2,782 fatbins), and a
+// job posted for each cost the launch that first needed code 0.5-4 ms for 5,000 (this machine).
+void analyse_all_on_background() noexcept {
+  std::shared_ptr<void> ahead = count_ahead();
+  if (ahead.use_count() == 0) return;
+  try {
+    (void)background::post([ahead] {
+      const std::uint32_t cc = first_device_capability();
+      if (cc == 0) return;
+      for (const void* handle : process_code().handles()) process_code().analyse_ahead(handle, cc);
+    });
+  } catch (...) {  // out of memory: each launch that needs an image analyses it itself
+  }
 }
 
 }  // namespace
@@ -310,10 +334,7 @@ void read_code_ahead(const void* handle) noexcept {
 
 void code_needed() noexcept {
   if (code_wanted.load(std::memory_order_relaxed) || code_wanted.exchange(true)) return;
-  try {
-    for (const void* handle : process_code().handles()) analyse_on_background(handle);
-  } catch (...) {  // out of memory: each launch that needs an image analyses it itself
-  }
+  analyse_all_on_background();
 }
 
 void forget_code_needed_for_testing() noexcept { code_wanted.store(false); }
