@@ -1,5 +1,6 @@
 #include "src/runtime/background.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -8,6 +9,8 @@
 namespace acs::background {
 
 namespace {
+
+constinit std::atomic<std::uint64_t> begun{0};
 
 struct worker {
   std::mutex mutex;
@@ -24,6 +27,7 @@ struct worker {
         job = std::move(jobs.front());
         jobs.pop_front();
       }
+      begun.fetch_add(1, std::memory_order_relaxed);
       try {
         job();
       } catch (...) {  // a job's failure is its own: the next one runs
@@ -45,6 +49,8 @@ void start_locked(worker& w) {
 }
 
 }  // namespace
+
+std::uint64_t jobs_begun() noexcept { return begun.load(std::memory_order_relaxed); }
 
 void start() noexcept {
   try {

@@ -25,6 +25,7 @@
 #include "src/support/guard.hpp"
 #include "src/support/process.hpp"
 #include "src/support/log.hpp"
+#include "src/runtime/background.hpp"
 #include "src/runtime/capture.hpp"
 #include "src/runtime/cuda_backend.hpp"
 #include "src/runtime/devices.hpp"
@@ -300,14 +301,17 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     ACS_STAGE(capture);
 
     declared::launch_footprint& footprint = scratch_footprint();
-    const bool settled = plan_launch(r, footprint, /*may_wait=*/!probe);
+    // A probe reads no layout itself, unless its burst paused long enough for an acs thread that
+    // got no CPU meanwhile.
+    const bool settled =
+        plan_launch(r, footprint, /*may_wait=*/!probe || mode.probe_waited_enough(background::jobs_begun()));
     ACS_STAGE(footprint);
     if (probe_entry != 0) mode.probe_began(probe_entry);
     if (probe && !settled) {
       // A provisional footprint says nothing about parallelism. Its kernel's layout is being read
       // on acs's thread: the burst pauses meanwhile (stream_mode_policy::unsettled_pause), and the
       // launches of the pause take the bypass, not this path.
-      mode.probe_unsettled();
+      mode.probe_unsettled(background::jobs_begun());
       may_bypass();
       const int status = launch_aside(launch, r, *cuda, t, rt);
       if (probe_entry != 0) mode.probe_ended(now_ns());

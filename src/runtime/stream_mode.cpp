@@ -61,17 +61,23 @@ ACS_HOT stream_mode::aside_step stream_mode::next_aside_launch(std::uint64_t lau
   probe_left_ = first_probe_due_ ? std::max(policy_.first_probe_burst, 1u) : policy_.probe_burst;
   probe_needed_ = first_probe_due_ ? std::max(policy_.first_probe_independent, 1u) : policy_.probe_independent;
   first_probe_due_ = false;
-  probe_found_ = probe_independent_ = probe_busy_ = 0;
+  probe_found_ = probe_independent_ = probe_busy_ = probe_pauses_ = 0;
   has_previous_ = false;  // the probe compares its own consecutive launches
   probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;  // and times its own launches
   return aside_step::probe;
 }
 
-void stream_mode::probe_unsettled() noexcept {
+void stream_mode::probe_unsettled(std::uint64_t progress) noexcept {
   lock_guard lock(locked_);
   if (probe_left_ == 0) return;
   probe_paused_ = policy_.unsettled_pause;
+  if (probe_pauses_++ == 0) probe_progress_ = progress;
   has_previous_ = false;  // the launch after the pause is no neighbour of the one before it
+}
+
+bool stream_mode::probe_waited_enough(std::uint64_t progress) noexcept {
+  lock_guard lock(locked_);
+  return probe_pauses_ >= policy_.unsettled_pauses && progress == probe_progress_;
 }
 
 void stream_mode::probe_began(std::uint64_t entry_ns) noexcept {
@@ -177,6 +183,7 @@ void stream_mode::start() noexcept {
   chained_ = 0;
   until_probe_ = probe_left_ = probe_found_ = 0;
   probe_paused_ = 0;
+  probe_pauses_ = 0;
   probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;
   redirected_launches_ = 0;
   first_probe_due_ = false;

@@ -73,6 +73,10 @@ struct stream_mode_policy {
   // stream (and through the bypass) meanwhile. Without the pause every launch in that time took
   // acs's whole path as an unsettled probe: sortingNetworks' first probe, about 150 of them.
   unsigned unsettled_pause = 64;
+  // After this many pauses of one burst in which acs's thread began no job at all (it gets no
+  // CPU: a loaded machine), its next probed launch reads the layout itself, so that the burst
+  // ends. A thread busy with other work (a long analysis) is waited for.
+  unsigned unsettled_pauses = 4;
   unsigned first_probe_gap = 256;     // launches between stepping aside and the first probe
   // The gap doubles after each probe that finds nothing, up to this: a stream that stepped aside
   // in a serialised phase (a warm-up or profiling pass with a sync after every kernel) is found
@@ -133,8 +137,14 @@ class alignas(64) stream_mode {
 
   /// @brief A probed launch's footprint was not settled (its kernel's layout is being read): it
   /// counts for nothing, and the burst pauses for the policy's unsettled_pause launches (those
-  /// go direct); the launch after the pause is compared with none before it.
-  void probe_unsettled() noexcept;
+  /// go direct); the launch after the pause is compared with none before it. `progress`: the
+  /// background thread's jobs begun so far (background::jobs_begun()).
+  void probe_unsettled(std::uint64_t progress) noexcept;
+
+  /// @brief Whether the current burst paused unsettled_pauses times already while the background
+  /// thread began no job (`progress` as at its first pause): its next probed launch may then
+  /// read its kernel's layout on the launch path.
+  bool probe_waited_enough(std::uint64_t progress) noexcept;
 
   /// @brief Whether probed launches are to be timed (probe_began, probe_ended): the policy asks
   /// for a backlog and lets a launch-bound host count instead.
@@ -195,6 +205,8 @@ class alignas(64) stream_mode {
   unsigned probe_left_ = 0;     // aside: launches of the current probe still to compute
   std::uint64_t until_probe_ = 0;  // aside: direct launches before the next probe
   std::uint64_t probe_paused_ = 0;  // aside: direct launches before the current probe goes on
+  unsigned probe_pauses_ = 0;       // aside: the current probe's pauses so far
+  std::uint64_t probe_progress_ = 0;  // aside: the background thread's jobs begun at its first pause
   stream_mode_policy policy_;   // set at construction
   // Under locked_ too:
   access_set previous_;

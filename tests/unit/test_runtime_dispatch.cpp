@@ -900,16 +900,20 @@ class start_aside_test : public step_aside_test {
 
   class background_hold {
    public:
+    // Returns once the thread runs the holding job: what is posted from then on waits.
     background_hold() {
-      background::post([r = released_] {
+      background::post([r = released_, s = started_] {
+        s->store(true);
         while (!r->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       });
+      for (int i = 0; i < 5000 && !started_->load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     ~background_hold() { release(); }
     void release() { released_->store(true); }
 
    private:
     std::shared_ptr<std::atomic<bool>> released_ = std::make_shared<std::atomic<bool>>(false);
+    std::shared_ptr<std::atomic<bool>> started_ = std::make_shared<std::atomic<bool>>(false);
   };
 };
 
@@ -949,6 +953,20 @@ TEST_F(start_aside_test, a_probe_reads_no_layout_itself_the_background_thread_do
   unsigned n = 0;
   for (CUstream on = s; on == s && n < 200; ++n) on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d);
   EXPECT_EQ(n, after_the_pause(20) + 4u);
+}
+
+// Where acs's thread gets no CPU (a loaded machine), a burst does not wait for it for ever: after
+// unsettled_pauses pauses its next probed launch reads the layout itself, and the probe ends.
+TEST_F(start_aside_test, a_probe_reads_the_layout_itself_after_waiting_long_enough) {
+  warm_layouts = false;
+  const auto [ctx, s, f, a, b, c, d] = make_scene();
+  background_hold hold;  // never released before the end: the thread reads nothing
+  const unsigned reads_before = param_info_reads_here;
+  unsigned n = 0;
+  for (CUstream on = s; on == s && n < 1000; ++n) on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d);
+  const stream_mode_policy p;
+  EXPECT_EQ(n, p.unsettled_pauses * p.unsettled_pause + 4u) << "redirected at the resumed burst's 3rd independent launch";
+  EXPECT_GT(param_info_reads_here, reads_before) << "the layout was not read on the launch path";
 }
 
 // A probe asks whether the stream has work pending (ACS_PROBE_BACKLOG) only for a launch

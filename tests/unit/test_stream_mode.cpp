@@ -260,7 +260,7 @@ TEST(stream_mode_policy, an_unsettled_probe_pauses_its_burst) {
   ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
   EXPECT_FALSE(mode.probed(writes_buffer(0x1000)));  // settled: the burst's first
   ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
-  mode.probe_unsettled();
+  mode.probe_unsettled(0);
   for (int i = 0; i < 9; ++i) EXPECT_EQ(mode.next_aside_launch(), stream_mode::aside_step::direct) << i;
   ASSERT_EQ(mode.next_aside_launch(), stream_mode::aside_step::probe);
   // Compared with none: not independent although it shares nothing with 0x1000. Then three
@@ -272,10 +272,22 @@ TEST(stream_mode_policy, an_unsettled_probe_pauses_its_burst) {
     redirected = mode.probed(writes_buffer(base));
   }
   EXPECT_TRUE(redirected);
+  // After unsettled_pauses pauses in which the background thread began no job, a burst's probed
+  // launch may read its layout itself; a thread that made progress is waited for.
+  stream_mode waiting(p);
+  ASSERT_EQ(waiting.next_aside_launch(), stream_mode::aside_step::probe);
+  for (unsigned pause = 0; pause < p.unsettled_pauses; ++pause) {
+    EXPECT_FALSE(waiting.probe_waited_enough(7)) << pause;
+    waiting.probe_unsettled(7);
+    for (unsigned i = 0; i + 1 < p.unsettled_pause; ++i) ASSERT_EQ(waiting.next_aside_launch(), stream_mode::aside_step::direct);
+    ASSERT_EQ(waiting.next_aside_launch(), stream_mode::aside_step::probe);
+  }
+  EXPECT_TRUE(waiting.probe_waited_enough(7));
+  EXPECT_FALSE(waiting.probe_waited_enough(8)) << "the background thread began a job meanwhile";
   // A batch of bypassed launches as long as the pause ends it at once.
   stream_mode batched(p);
   ASSERT_EQ(batched.next_aside_launch(), stream_mode::aside_step::probe);
-  batched.probe_unsettled();
+  batched.probe_unsettled(0);
   EXPECT_EQ(batched.next_aside_launch(9), stream_mode::aside_step::direct);
   EXPECT_EQ(batched.next_aside_launch(65), stream_mode::aside_step::probe);
 }
