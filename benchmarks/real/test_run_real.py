@@ -19,6 +19,14 @@ FAKE_PROGRAM = textwrap.dedent(r'''
     import os, sys, time
     preloaded = bool(os.environ.get("LD_PRELOAD"))
     kind = sys.argv[1]
+
+    def run_index():
+        """How many runs of this mode came before this one (counted in FAKE_DIR)."""
+        count_file = os.path.join(os.environ["FAKE_DIR"], "acs" if preloaded else "native")
+        n = len(open(count_file).read()) if os.path.exists(count_file) else 0
+        open(count_file, "a").write("x")
+        return n
+
     if kind == "lines":
         slow = 2.0 if preloaded and not os.environ.get("ACS_DISABLE") else 1.0
         d = "bad" if preloaded and os.environ.get("FAKE_MISMATCH") else "abc"
@@ -40,18 +48,11 @@ FAKE_PROGRAM = textwrap.dedent(r'''
         print(f"real-result: name=pinned ms=1.0 sha256={'-'.join(map(str, cpus))}")
     elif kind == "bimodal":
         # Each mode's runs in turn take 1, 9, 9, 2 ms: median 5.5, lower quartile 1.
-        mode = "acs" if preloaded else "native"
-        count_file = os.path.join(os.environ["FAKE_DIR"], mode)
-        n = len(open(count_file).read()) if os.path.exists(count_file) else 0
-        open(count_file, "a").write("x")
-        print(f"real-result: name=states ms={[1.0, 9.0, 9.0, 2.0][n % 4]} sha256=same")
+        print(f"real-result: name=states ms={[1.0, 9.0, 9.0, 2.0][run_index() % 4]} sha256=same")
     elif kind == "states":
         # Two rows per process; the process's state scales both (x1, 1.9, 1.1, 1.4 in turn), and
         # row b reads fast (11) in the last, slow process.
-        mode = "acs" if preloaded else "native"
-        count_file = os.path.join(os.environ["FAKE_DIR"], mode)
-        n = len(open(count_file).read()) if os.path.exists(count_file) else 0
-        open(count_file, "a").write("x")
+        n = run_index()
         f = [1.0, 1.9, 1.1, 1.4][n % 4]
         print(f"real-result: name=a ms={f} sha256=same")
         print(f"real-result: name=b ms={11.0 if n % 4 == 3 else 10.0 * f} sha256=same")

@@ -307,17 +307,14 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
         plan_launch(r, footprint, /*may_wait=*/!probe || mode.probe_waited_enough(background::jobs_begun()));
     ACS_STAGE(footprint);
     if (probe_entry != 0) mode.probe_began(probe_entry);
-    if (probe && !settled) {
-      // A provisional footprint says nothing about parallelism. Its kernel's layout is being read
-      // on acs's thread: the burst pauses meanwhile (stream_mode_policy::unsettled_pause), and the
-      // launches of the pause take the bypass, not this path.
-      mode.probe_unsettled(background::jobs_begun());
-      may_bypass();
-      const int status = launch_aside(launch, r, *cuda, t, rt);
-      if (probe_entry != 0) mode.probe_ended(now_ns());
-      return status;
-    }
-    if (probe && !mode.probed(footprint.access, stream_busy(*cuda, t, footprint.access))) {
+    if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t, footprint.access)))) {
+      if (!settled) {
+        // A provisional footprint says nothing about parallelism. Its kernel's layout is being
+        // read on acs's thread: the burst pauses meanwhile (stream_mode_policy::unsettled_pause),
+        // and the launches of the pause take the bypass, not this path.
+        mode.probe_unsettled(background::jobs_begun());
+        may_bypass();
+      }
       const int status = launch_aside(launch, r, *cuda, t, rt);
       if (probe_entry != 0) mode.probe_ended(now_ns());
       return status;

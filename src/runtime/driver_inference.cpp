@@ -296,31 +296,30 @@ std::uint32_t first_device_capability() noexcept {
   return static_cast<std::uint32_t>(major * 10 + minor);
 }
 
-void analyse_on_background(const void* handle) noexcept {
+// Posts `analyse(cc)` for acs's background thread, counted as work ahead (cc: device 0's).
+template <class Analyse>
+void post_analysis(Analyse analyse) noexcept {
   std::shared_ptr<void> ahead = count_ahead();
   if (ahead.use_count() == 0) return;
   try {
-    (void)background::post([handle, ahead] {
-      if (const std::uint32_t cc = first_device_capability()) process_code().analyse_ahead(handle, cc);
+    (void)background::post([analyse, ahead] {
+      if (const std::uint32_t cc = first_device_capability()) analyse(cc);
     });
-  } catch (...) {  // out of memory: the launch that needs the image analyses it itself
+  } catch (...) {  // out of memory: each launch that needs an image analyses it itself
   }
+}
+
+void analyse_on_background(const void* handle) noexcept {
+  post_analysis([handle](std::uint32_t cc) { process_code().analyse_ahead(handle, cc); });
 }
 
 // Everything loaded so far, in one job: listed and analysed on the background thread. A framework
 // loads thousands of images (libtorch_cuda's translation units, cuBLASLt's 2,782 fatbins), and a
 // job posted for each cost the launch that first needed code 0.5-4 ms for 5,000 (this machine).
 void analyse_all_on_background() noexcept {
-  std::shared_ptr<void> ahead = count_ahead();
-  if (ahead.use_count() == 0) return;
-  try {
-    (void)background::post([ahead] {
-      const std::uint32_t cc = first_device_capability();
-      if (cc == 0) return;
-      for (const void* handle : process_code().handles()) process_code().analyse_ahead(handle, cc);
-    });
-  } catch (...) {  // out of memory: each launch that needs an image analyses it itself
-  }
+  post_analysis([](std::uint32_t cc) {
+    for (const void* handle : process_code().handles()) process_code().analyse_ahead(handle, cc);
+  });
 }
 
 }  // namespace

@@ -25,8 +25,8 @@
 // waits until each registered thread is outside. Without membarrier (an old kernel, a seccomp
 // filter) the bypass never opens. The process registers for that fence when libacs loads
 // (prepare): in a process that already runs several threads the registration waits for an RCU
-// grace period, about 12 ms, which at the bypass's first opening fell inside the program's work. Threads register at their first sampled launch, up to
-// `max_threads`; the others keep acs's path. The bypass never opens after the program used the
+// grace period, about 12 ms, which at the bypass's first opening fell inside the program's work.
+// Threads register at their first sampled launch, up to `max_threads`; the others keep acs's path. The bypass never opens after the program used the
 // annotation API (forbid): a declaration belongs to the declaring thread's next launch, which must
 // see it.
 #include <atomic>
