@@ -175,10 +175,12 @@ bool issue_queue::issue_here(unsigned li) noexcept {
 // A record or wait: queued for the lane of a pool stream; otherwise made now, after the
 // queued calls naming its event.
 backend_status issue_queue::event_call(op kind, stream_handle stream, event_handle event) {
-  if (const unsigned l = lane_of(stream); l != no_lane && !issue_here(l)) {
+  const unsigned l = lane_of(stream);
+  if (l != no_lane && !issue_here(l)) {
     enqueue(l, {kind, stream, event});
     return 0;
   }
+  if (l == no_lane) settle_relayed();  // an application stream: behind its relayed launches
   wait_for_event(event);
   return execute({kind, stream, event});
 }
@@ -255,8 +257,34 @@ void issue_queue::destroy_event(event_handle event) noexcept {
   inner_.destroy_event(event);
 }
 
+backend_status issue_queue::relay(const void* detached, stream_handle stream) {
+  if (broken() || issue_here(0)) {
+    settle_relayed();
+    relayed_here_.fetch_add(1, std::memory_order_relaxed);
+    return inner_.launch_detached(detached, stream);
+  }
+  enqueue(0, {op::launch, stream, 0, detached});
+  relayed_until_.store(lanes_[0]->queued.load(std::memory_order_relaxed), std::memory_order_release);
+  relayed_.fetch_add(1, std::memory_order_relaxed);
+  return 0;
+}
+
+bool issue_queue::relay_pending() const noexcept {
+  const std::uint64_t until = relayed_until_.load(std::memory_order_acquire);
+  return until != 0 && lanes_[0]->issued.load(std::memory_order_acquire) < until;
+}
+
+void issue_queue::settle_relayed() noexcept {
+  const std::uint64_t until = relayed_until_.load(std::memory_order_acquire);
+  if (until == 0 || lanes_[0]->issued.load(std::memory_order_acquire) >= until) return;
+  waits_.fetch_add(1, std::memory_order_relaxed);
+  wait_issued(*lanes_[0], until);
+}
+
 issue_queue_stats issue_queue::stats() const noexcept {
-  return {deferred_.load(std::memory_order_relaxed), inline_launches_.load(std::memory_order_relaxed),
+  return {deferred_.load(std::memory_order_relaxed), relayed_.load(std::memory_order_relaxed),
+          relayed_here_.load(std::memory_order_relaxed),
+          inline_launches_.load(std::memory_order_relaxed),
           waits_.load(std::memory_order_relaxed),
           failures_.load(std::memory_order_relaxed)};
 }

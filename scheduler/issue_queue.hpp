@@ -23,6 +23,16 @@
 // Device-wide operations of the application (device synchronize, free, teardown) must
 // call drain first: until then, a launch acs accepted may not be issued yet.
 //
+// Relayed launches (relay(), ACS_RELAY): launches on an *application* stream that the caller
+// copied (detach) and hands to lane 0, so that the application's thread returns before the
+// driver's launch call is made (docs/design.md, "The relay"). All of them go to lane 0, whatever
+// their stream: they reach the driver in the order the program made them, which the legacy
+// stream's implicit synchronisation depends on. Every call this queue makes at once on an
+// application stream (a record, a wait, a launch, a synchronize, a graph launch) first waits
+// until the relayed launches queued before it were issued (settle_relayed), so that it keeps its
+// place behind them; what the application itself issues on its streams after acs's hooks return
+// must be preceded by settle_relayed() too (the scheduler's before_barrier and join do it).
+//
 // Errors. A launch is queued only when the inner backend can detach it (it knows that the
 // launch will succeed as far as a launch can be known to); otherwise it runs at once and its
 // status goes back as before. Should a queued call fail anyway, its lane stands in for it
@@ -49,7 +59,9 @@
 namespace acs {
 
 struct issue_queue_stats {
-  std::uint64_t deferred = 0;        // launches issued by the lanes
+  std::uint64_t deferred = 0;        // launches issued by the lanes (relayed ones included)
+  std::uint64_t relayed = 0;         // launches of application streams queued by relay()
+  std::uint64_t relayed_here = 0;    // relay() calls made at once by the caller (lane 0 asleep)
   std::uint64_t inline_launches = 0; // launches issued at once (first of their kind...)
   std::uint64_t waits = 0;           // calls that had to wait for a lane
   std::uint64_t failures = 0;        // queued calls that failed
@@ -91,6 +103,16 @@ class issue_queue final : public backend {
   void graph_destroy(graph_handle exec) noexcept override;
   void release_detached(const void* kernel) noexcept override { inner_.release_detached(kernel); }
   void issuing_thread_started() noexcept override { inner_.issuing_thread_started(); }
+
+  // A detached launch (`detach`) on an application stream (not one this queue created), queued
+  // for lane 0 (see above); made at once by the caller when that lane has nothing queued and
+  // sleeps (it is woken for the launches that follow) or a queued call failed. Returns its
+  // status: 0 when queued (a detached launch cannot fail on its own: cuda_backend.hpp).
+  backend_status relay(const void* detached, stream_handle stream);
+  // Returns once every launch relayed before the call was issued. Any thread.
+  void settle_relayed() noexcept;
+  // Whether some relayed launch was not issued yet (one load, then another if so).
+  bool relay_pending() const noexcept;
 
   // Returns once everything queued before the call was issued. Any thread.
   void drain() noexcept;
@@ -161,7 +183,9 @@ class issue_queue final : public backend {
   // Callers, and lanes waiting for another lane: at ~5 µs a launch, a full window takes ~150 µs.
   parking issued_parking_{std::chrono::microseconds(1000)};
   std::atomic<bool> broken_{false};
-  std::atomic<std::uint64_t> deferred_{0}, failures_{0};
+  std::atomic<std::uint64_t> deferred_{0}, failures_{0}, relayed_{0}, relayed_here_{0};
+  // Lane 0's queued count after the last relayed launch: settle_relayed waits until it was issued.
+  std::atomic<std::uint64_t> relayed_until_{0};
   // Atomic: under graph replay the idle flush makes calls beside the scheduler's stats().
   std::atomic<std::uint64_t> inline_launches_{0}, waits_{0};
 };

@@ -459,11 +459,33 @@ backend_status scheduler::launch_in_order(const virtual_stream& stream, const vo
   return status;
 }
 
+backend_status scheduler::relay(const virtual_stream& stream, const void* kernel) {
+  std::lock_guard lock(mutex_);
+  // What is held goes first: a relayed launch is work issued directly on its stream.
+  if (segments_) flush_segments(true);
+  if (replay_) replay_->flush(flush_cause::barrier);
+  state& st = *state_;
+  const void* detached = queue_ && !st.broken && !stream.thread_relative ? queue_->detach(kernel) : nullptr;
+  if (detached == nullptr) {
+    ++st.stats.relay_in_place;
+    return st.launch_in_place(stream, kernel);  // after the relayed launches (issue_queue::launch drains)
+  }
+  st.before_direct_work(stream);
+  const backend_status status = queue_->relay(detached, stream.handle);
+  st.after_direct_work(stream);
+  if (status != 0) ++st.stats.launch_errors;
+  return status;
+}
+
 void scheduler::before_barrier(const virtual_stream& stream) {
   std::lock_guard lock(mutex_);
   if (segments_) flush_segments(true);
   if (replay_) replay_->flush(flush_cause::barrier);
   state_->before_direct_work(stream);
+  // The application's own call follows on its stream: after every relayed launch (any stream's:
+  // the legacy stream's implicit synchronisation, events recorded on one stream and waited on
+  // another).
+  if (queue_) queue_->settle_relayed();
 }
 
 void scheduler::barrier(const virtual_stream& stream) {
@@ -477,6 +499,7 @@ std::uint64_t scheduler::join(const virtual_stream& stream) {
   if (segments_) flush_segments(true);
   if (replay_) replay_->flush(flush_cause::barrier);
   state_->join_own(state_->vstream(stream));
+  if (queue_) queue_->settle_relayed();  // what is synchronised, queried or captured contains them
   return sync_point();
 }
 
@@ -503,6 +526,7 @@ void scheduler::device_synchronized(std::uint64_t point) {
 void scheduler::forget(std::uintptr_t stream_key) {
   std::lock_guard lock(mutex_);
   if (segments_) flush_segments(true);
+  if (queue_) queue_->settle_relayed();  // the stream is destroyed next: its launches first
   state& st = *state_;
   auto it = st.vstreams.find(stream_key);
   if (it == st.vstreams.end()) return;
@@ -526,6 +550,8 @@ scheduler_stats scheduler::stats() const {
   if (queue_) {
     const issue_queue_stats q = queue_->stats();
     s.deferred = q.deferred;
+    s.relayed = q.relayed;
+    s.relay_in_place += q.relayed_here;
     s.issue_waits = q.waits;
     s.deferred_failures = q.failures;
   }

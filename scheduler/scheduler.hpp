@@ -115,6 +115,15 @@ class scheduler {
   // launch's status, as `launch` does.
   backend_status launch_in_order(const virtual_stream& stream, const void* kernel);
 
+  // The same without graphs, relayed (ACS_RELAY, docs/design.md "The relay"): the launch is
+  // copied and issued on the stream by an issuing thread (issue_queue::relay), in the order of
+  // every relayed launch, so that the caller returns before the driver's launch call. A launch
+  // that cannot be copied (its status is not known in advance: cuda_backend.hpp), one of a
+  // thread-relative stream, or without issuing threads, is made at once, after the relayed ones.
+  // Everything the application issues on any stream afterwards is preceded by before_barrier or
+  // join, which wait until the relayed launches were issued. Returns the launch's status.
+  backend_status relay(const virtual_stream& stream, const void* kernel);
+
   // Any operation issued directly on `stream` (rule 2) is bracketed by these.
   // Before it, the stream joins its pool work (and what legacy coupling asks);
   // after it, the next redirected kernel forks after the operation.

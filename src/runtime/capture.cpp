@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/runtime/dispatch.hpp"
+#include "src/support/config.hpp"
 #include "src/support/log.hpp"
 #include "src/runtime/streams.hpp"
 
@@ -154,6 +155,9 @@ unsafe_call_guard& scheduler_unsafe_call_guard() noexcept {
 }
 
 void capture_began(CUstream stream, CUstreamCaptureMode mode) noexcept {
+  // Relayed launches (ACS_RELAY) were made before the capture: issued before it begins, on any
+  // device, so that none lands in it or breaks it (a legacy-stream launch during a capture).
+  if (settings().relays()) device_work_issued();
   try {
     const capture c{mode, per_thread_stream_key()};
     {

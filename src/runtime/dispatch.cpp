@@ -88,17 +88,20 @@ ACS_HOT void note_reason(pass_reason why) noexcept {
 
 // Launch segments (ACS_GRAPH=auto) also replay the streams acs stepped aside from
 // (ACS_GRAPH_ASIDE): their launches go through the scheduler, which may hold them.
-[[gnu::always_inline]] inline bool replays_aside() noexcept {
-  const config& c = settings();
-  return c.graph && !c.graph_pool && c.graph_aside && c.trace.empty();
-}
+[[gnu::always_inline]] inline bool replays_aside() noexcept { return settings().replays_aside(); }
+
+// With ACS_RELAY their launches go through the scheduler too, which relays them to an issuing
+// thread (scheduler::relay).
+[[gnu::always_inline]] inline bool relays() noexcept { return settings().relays(); }
 
 // While no stream is redirected (every one that launched stepped aside: stream_mode.hpp), no
 // stream has work on the pool that it does not contain itself: operations on streams need no
 // join and no fork, and the scheduler is not asked. One load. Not while stepped-aside streams
-// are replayed: a held segment must be issued at every observation point.
+// are replayed or relayed: a held segment, or a relayed launch not yet issued, must be issued
+// before every observation point and every call the program makes on a stream.
 [[gnu::always_inline]] inline bool nothing_redirected() noexcept {
-  return settings().step_aside && !replays_aside() && redirected_streams().load(std::memory_order_acquire) == 0;
+  const config& c = settings();
+  return c.step_aside && !c.replays_aside() && !c.relays() && redirected_streams().load(std::memory_order_acquire) == 0;
 }
 
 // After a launch that went straight to its stream: the thread's next launches may bypass acs
@@ -181,21 +184,27 @@ ACS_HOT int launch_aside(pending_launch& launch, const launch_request& r) noexce
 }
 
 // The same with replays_aside(): through the scheduler, which runs it on the stream in order, as
-// work issued directly on it, or holds it where its segment recurs (segment_replay.hpp). Never
-// during a capture of the stream (the launch must join the capture), nor where the thread may not
-// make capture-unsafe calls (a flush may). `rt` receives the scheduler, for the caller's catch.
+// work issued directly on it, or holds it where its segment recurs (segment_replay.hpp); with
+// relays(), which has an issuing thread make it (scheduler::relay). Never during a capture of the
+// stream (the launch must join the capture), nor where the thread may not make capture-unsafe
+// calls (a flush may; a relayed launch must not be issued into a capture of the global mode
+// begun meanwhile on another thread: capture_begin settles the relayed launches first). `rt`
+// receives the scheduler, for the caller's catch.
 ACS_HOT int launch_aside(pending_launch& launch, launch_request& r, const driver::table& cuda,
                  const stream_target& t, device_runtime*& rt) {
-  if (!replays_aside() || launch.issued || function_of(r) == nullptr) return launch_aside(launch, r);
+  const bool replay = replays_aside();
+  if ((!replay && !relays()) || launch.issued || function_of(r) == nullptr) return launch_aside(launch, r);
   const unsafe_section section;
+  // No relay while any stream captures: the launch is made now, as the program made it.
   if (!section.allowed() ||
-      (capture_in_progress_anywhere() && stream_capturing(cuda, reinterpret_cast<CUstream>(t.stream.handle))))
+      (capture_in_progress_anywhere() &&
+       (!replay || stream_capturing(cuda, reinterpret_cast<CUstream>(t.stream.handle)))))
     return launch_aside(launch, r);
   rt = runtime_for_launch(cuda, *t.context);
   if (rt == nullptr || is_broken(*rt)) return launch_aside(launch, r);
   launch_passed_through();
   note_reason(pass_reason::no_parallelism);
-  return rt->sched.launch_in_order(t.stream, &launch);
+  return replay ? rt->sched.launch_in_order(t.stream, &launch) : rt->sched.relay(t.stream, &launch);
 }
 
 // Whether a probed launch finds its stream with work pending (stream_mode.hpp, ACS_PROBE_BACKLOG):

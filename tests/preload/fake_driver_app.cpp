@@ -416,6 +416,70 @@ int process_fork() {
   return failures == 0 ? 0 : 1;
 }
 
+// Launches of two dependent chains, on two streams, interleaved with the program's other stream
+// work: asynchronous copies, an event recorded on one stream and waited on by the other,
+// synchronous copies (the legacy stream), stream and context syncs. Each call the program makes
+// is noted; the driver must have received them in exactly that order (the fake's log, acs's own
+// calls left out). Under ACS_RELAY the launches reach the driver from acs's thread: every other
+// call must still come after the launches made before it.
+int relay_order() {
+  program p;
+  CUcontext context = nullptr;  // current, as a runtime program's
+  expect(cuDevicePrimaryCtxRetain(&context, 0) == CUDA_SUCCESS && cuCtxSetCurrent(context) == CUDA_SUCCESS,
+         "the primary context");
+  CUstream other = nullptr;
+  CUevent event = nullptr;
+  expect(cuStreamCreate(&other, CU_STREAM_DEFAULT) == CUDA_SUCCESS, "cuStreamCreate");
+  expect(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS, "cuEventCreate");
+  const CUfunction second = reinterpret_cast<CUfunction>(0x4250);
+  std::vector<fake_call> made;
+  const auto note = [&](const char* name, CUstream s, CUfunction f, CUresult r) {
+    expect(r == CUDA_SUCCESS, name);
+    made.push_back({name, s, f});
+  };
+  const auto chain = [&](CUstream s, CUfunction f) {
+    CUdeviceptr a = p.buffers[s == p.stream ? 0 : 2], b = p.buffers[s == p.stream ? 1 : 3];
+    void* params[] = {&a, &b};
+    note("cuLaunchKernel", s, f, cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, params, nullptr));
+  };
+  static char host[4096];
+  for (int round = 0; round < 300; ++round) {
+    for (int i = 0; i < 5; ++i) chain(p.stream, i % 2 == 0 ? p.function : second);
+    note("cuMemcpyAsync", p.stream, nullptr, cuMemcpyAsync(p.buffers[4], p.buffers[5], 64, p.stream));
+    for (int i = 0; i < 3; ++i) chain(other, p.function);
+    note("cuEventRecord", p.stream, nullptr, cuEventRecord(event, p.stream));
+    note("cuStreamWaitEvent", other, nullptr, cuStreamWaitEvent(other, event, 0));
+    chain(other, second);
+    chain(p.stream, p.function);
+    if (round % 10 == 0) note("cuMemcpyHtoD_v2", nullptr, nullptr, cuMemcpyHtoD(p.buffers[6], host, 64));
+    if (round % 7 == 0) note("cuStreamSynchronize", other, nullptr, cuStreamSynchronize(other));
+  }
+  note("cuCtxSynchronize", nullptr, nullptr, cuCtxSynchronize());
+  // The driver's log, restricted to the program's calls: its entry points, on its streams.
+  std::vector<fake_call> seen;
+  fake_call c;
+  for (std::size_t i = 0, n = fake_cuda_call_count(); i < n; ++i) {
+    if (fake_cuda_call_at(i, &c) == 0) continue;
+    const bool ours = c.stream == p.stream || c.stream == other || c.stream == nullptr;
+    bool named = false;
+    for (const char* name : {"cuLaunchKernel", "cuMemcpyAsync", "cuEventRecord", "cuStreamWaitEvent",
+                             "cuMemcpyHtoD_v2", "cuStreamSynchronize", "cuCtxSynchronize"})
+      named = named || std::strcmp(c.name, name) == 0;
+    if (ours && named) seen.push_back(c);
+  }
+  std::size_t same = 0;
+  while (same < made.size() && same < seen.size() && std::strcmp(made[same].name, seen[same].name) == 0 &&
+         made[same].stream == seen[same].stream && made[same].function == seen[same].function)
+    ++same;
+  std::printf("calls made: %zu, the driver received: %zu, in the same order: %zu\n", made.size(), seen.size(), same);
+  if (same < made.size() && same < seen.size())
+    std::fprintf(stderr, "fake_driver_app: call %zu: made %s on %p, the driver received %s on %p\n", same,
+                 made[same].name, static_cast<void*>(made[same].stream), seen[same].name,
+                 static_cast<void*>(seen[same].stream));
+  expect(same == made.size() && seen.size() == made.size(), "the driver received the calls in another order");
+  return failures == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 // No CUDA call comes first: only what happened when the libraries loaded counts.
@@ -470,6 +534,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "first_launch_lookups") == 0) return first_launch_lookups();
   if (std::strcmp(mode, "threads_serial_then_loop") == 0) return threads_serial_then_loop();
   if (std::strcmp(mode, "pdl_loop") == 0) return pdl_loop();
+  if (std::strcmp(mode, "relay_order") == 0) return relay_order();
   std::fprintf(stderr, "usage: fake_driver_app deferred_error_sticky|deferred_error_sticky_chain|chain_replay|"
                "deferred_error_fault|deferred_error_attribute|process_fork|side_effects_cuda|launch_loop|"
                "launch_loop_busy_host|serial_phase_then_loop|first_launch_lookups|threads_serial_then_loop|pdl_loop\n");

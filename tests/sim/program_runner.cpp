@@ -149,6 +149,7 @@ class runner {
       case step_kind::launch: {
         const kernel& k = p_.kernels[s.kernel];
         const auto through_acs = [&] {
+          if (s.relayed) return acs->relay(vs, &k);
           return s.in_order ? acs->launch_in_order(vs, &k) : acs->launch(vs, s.declared, &k, s.group);
         };
         if (s.rejected) {

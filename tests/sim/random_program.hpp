@@ -52,6 +52,7 @@ struct program_step {
   std::optional<own_call_failure> failure{};  // launch: injected while acs dispatches it
   bool rejected = false;  // launch: the launch itself fails (a bad configuration): nothing runs
   bool in_order = false;  // launch: as a launch of a stream acs stepped aside from (launch_in_order)
+  bool relayed = false;   // launch: the same under ACS_RELAY (scheduler::relay); wins over in_order
   unsigned event = 0;                         // record, wait, sync_event: index of the application's event
   cell dst = 0;                               // copy, fill; host_read: the cell read
   cell src = 0;                               // copy

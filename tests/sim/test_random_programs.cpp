@@ -193,6 +193,49 @@ TEST(random_programs, deferred_error_context_failures_reach_the_program_and_are_
   EXPECT_GT(queued_failures, 0u) << "no launch queued for acs's threads failed: the mode was not exercised";
 }
 
+// Launches of streams acs stepped aside from, relayed to the issuing threads (scheduler::relay,
+// ACS_RELAY): in each program a third of the launches, and every launch of some streams, are
+// relayed; the others go through the window as usual. A relayed launch runs on its own stream
+// after everything issued there before it, and whatever the program issues afterwards on any
+// stream (copies, records, waits, host functions, syncs, launches) follows it. One program in
+// four also faults (add_fault): the failure reaches the program as in the test above. One to
+// three issuing threads; no spinners (as in the issuing-thread test).
+TEST(random_programs, relayed_launches_match_serial_execution) {
+  const std::uint64_t count = program_count(default_programs) / 5;
+  tally t;
+  std::uint64_t relayed = 0, faulted = 0;
+  for (std::uint64_t seed = 0; seed < count; ++seed) {
+    program p = generate_program(seed);
+    p.config.issue_threads = 1 + static_cast<unsigned>(seed % 3);
+    for (kernel& k : p.kernels) k.waits_for = 0;
+    std::uint64_t h = seed * 0x9e3779b97f4a7c15ull + 7;
+    for (program_step& step : p.steps) {
+      h ^= h >> 33;
+      h *= 0xff51afd7ed558ccdull;
+      if (step.what == program_step::kind::launch) step.relayed = h % 3 == 0 || (step.stream + seed) % 4 == 0;
+    }
+    const bool fault = seed % 4 == 0 && add_fault(p);
+    const program_outcome out = run_program(p, execution::through_acs);
+    t.add(p, out);
+    relayed += out.stats.relayed;
+    faulted += out.context_failed;
+    const std::string differences = compare(run_serial(p), out);
+    if (differences.empty()) continue;
+    if (++t.failed <= 3)
+      ADD_FAILURE() << "program seed " << seed << (fault ? " with a fault" : "") << " and relayed launches, "
+                    << p.config.issue_threads << " issuing threads, failed:\n"
+                    << differences;
+  }
+  std::printf("[ random   ] %llu programs with relayed launches, %llu kernels through the window, %llu relayed "
+              "(%llu faulted); %llu failed\n",
+              static_cast<unsigned long long>(t.programs), static_cast<unsigned long long>(t.stats.kernels),
+              static_cast<unsigned long long>(relayed), static_cast<unsigned long long>(faulted),
+              static_cast<unsigned long long>(t.failed));
+  EXPECT_EQ(t.failed, 0u);
+  EXPECT_GT(relayed, t.programs) << "few launches were relayed: the mode was not exercised";
+  EXPECT_GT(faulted, 0u);
+}
+
 // The generated programs run through acs with graph replay, each configured by `configure`
 // after the settings both graph designs share: built at the first (even seeds) or second
 // occurrence, in a cache of one to three executables (evictions), the idle flush on for odd

@@ -300,7 +300,10 @@ CUresult cuStreamGetFlags(CUstream s, unsigned* flags) {
   *flags = it->second;
   return CUDA_SUCCESS;
 }
-CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned) { return unless_failed(); }
+CUresult cuStreamWaitEvent(CUstream s, CUevent, unsigned) {
+  log("cuStreamWaitEvent", s);
+  return unless_failed();
+}
 CUresult cuEventCreate(CUevent* e, unsigned) {
   std::lock_guard lock(mutex);
   model.next_handle += 0x10;
