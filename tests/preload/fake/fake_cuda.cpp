@@ -9,7 +9,8 @@
 // (cuFuncSetAttribute), beyond which its launches fail (a failure that is not sticky); and a
 // context that fails, for good, after a given number of launches or when told to: then every
 // call returns CUDA_ERROR_LAUNCH_FAILED, as after a kernel fault. FAKE_CUDA_LAYOUT_DELAY_US=N makes a
-// function's first layout read (cuFuncGetParamInfo) take N µs, as a real module's PTX analysis does.
+// function's first layout read (cuFuncGetParamInfo) take N µs, as a real module's PTX analysis does;
+// FAKE_CUDA_LAUNCH_NS=N makes every launch take N ns, as a real driver's launch call does.
 #include <cuda.h>
 
 #include <atomic>
@@ -64,7 +65,21 @@ CUresult unless_failed(CUresult otherwise = CUDA_SUCCESS) {
   return model.failed ? CUDA_ERROR_LAUNCH_FAILED : otherwise;
 }
 
+// FAKE_CUDA_LAUNCH_NS=N: each launch keeps its caller N ns, as a real driver's launch call does
+// (2-5 µs on an H100 or H200: docs/design.md §7); 0 by default.
+void launch_cost() {
+  static const long ns = [] {
+    const char* v = std::getenv("FAKE_CUDA_LAUNCH_NS");
+    return v != nullptr ? std::atol(v) : 0L;
+  }();
+  if (ns <= 0) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 CUresult launch(const char* name, CUfunction f, CUstream stream, unsigned shared = 0, int programmatic = -1) {
+  launch_cost();
   log(name, stream, f, programmatic);
   std::lock_guard lock(mutex);
   if (model.launches_seen++ >= model.fail_after) model.failed = true;
