@@ -148,6 +148,11 @@ class scheduler {
   // and graphs, they all were. Any thread; takes no lock of the scheduler's.
   void drain() noexcept;
 
+  // Returns once every launch relayed so far (relay) was issued. Any thread; takes no lock.
+  void settle_relayed() noexcept {
+    if (queue_) queue_->settle_relayed();
+  }
+
   // The application destroyed the stream: forget it (its pool work still runs).
   void forget(std::uintptr_t stream_key);
 

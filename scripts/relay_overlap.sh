@@ -2,7 +2,7 @@
 # What ACS_RELAY gains and costs on a framework-shaped loop, without a GPU: the fake driver's
 # launch call takes LAUNCH_NS (default 3000, a real launch's 2-5 µs), and the program runs W µs of
 # its own host work before each launch (benchmarks/cpu/launch_relay_fake.cpp). Natively, under acs
-# (the stream stepped aside: its launches go straight to the driver) and under ACS_RELAY=1 (acs's
+# (the stream stepped aside: its launches go straight to the driver) and under ACS_RELAY=auto (acs's
 # issuing thread makes them), ROUNDS interleaved processes each (default 5): the median µs per
 # iteration, and native / mode (x > 1: faster than native). The relay needs a second CPU for its
 # thread: on a machine with one, it can only cost.
@@ -24,7 +24,7 @@ for w in ${HOST_US:-0 1 2 5 10 20}; do
   for ((r = 0; r < rounds; r++)); do
     got[native]+="$(env -u LD_PRELOAD "$bin" --host-us "$w" | sed -n 's/.*iteration_us=//p') "
     got[acs]+="$(LD_PRELOAD=$lib "$bin" --host-us "$w" | sed -n 's/.*iteration_us=//p') "
-    got[relay]+="$(LD_PRELOAD=$lib ACS_RELAY=1 "$bin" --host-us "$w" | sed -n 's/.*iteration_us=//p') "
+    got[relay]+="$(LD_PRELOAD=$lib ACS_RELAY=auto "$bin" --host-us "$w" | sed -n 's/.*iteration_us=//p') "
   done
   n=$(tr ' ' '\n' <<<"${got[native]}" | grep . | median)
   a=$(tr ' ' '\n' <<<"${got[acs]}" | grep . | median)

@@ -90,18 +90,16 @@ ACS_HOT void note_reason(pass_reason why) noexcept {
 // (ACS_GRAPH_ASIDE): their launches go through the scheduler, which may hold them.
 [[gnu::always_inline]] inline bool replays_aside() noexcept { return settings().replays_aside(); }
 
-// With ACS_RELAY their launches go through the scheduler too, which relays them to an issuing
-// thread (scheduler::relay).
-[[gnu::always_inline]] inline bool relays() noexcept { return settings().relays(); }
 
 // While no stream is redirected (every one that launched stepped aside: stream_mode.hpp), no
 // stream has work on the pool that it does not contain itself: operations on streams need no
 // join and no fork, and the scheduler is not asked. One load. Not while stepped-aside streams
 // are replayed or relayed: a held segment, or a relayed launch not yet issued, must be issued
 // before every observation point and every call the program makes on a stream.
+// A relaying stream (stream_mode::relaying) counts among the redirected ones.
 [[gnu::always_inline]] inline bool nothing_redirected() noexcept {
   const config& c = settings();
-  return c.step_aside && !c.replays_aside() && !c.relays() && redirected_streams().load(std::memory_order_acquire) == 0;
+  return c.step_aside && !c.replays_aside() && redirected_streams().load(std::memory_order_acquire) == 0;
 }
 
 // After a launch that went straight to its stream: the thread's next launches may bypass acs
@@ -122,6 +120,22 @@ void may_bypass() noexcept {
 // the bypass closes, and every call inside it returns first.
 void redirecting() noexcept {
   if (settings().bypass_allowed()) bypass::close();
+}
+
+// A probe's end started or stopped the stream's relay (ACS_RELAY, stream_mode::relaying). A
+// relaying stream counts among the redirected ones: the bypass closes before its first relayed
+// launch, and every call on any stream settles the relayed launches first (scheduler.hpp). When
+// the relay stops, its launches are settled before the stream stops counting: a call that the
+// bypass lets through afterwards cannot overtake them.
+void relay_switched(bool before, bool after, const stream_target& t) {
+  if (before == after) return;
+  if (after) {
+    redirected_streams().fetch_add(1, std::memory_order_acq_rel);
+    redirecting();
+    return;
+  }
+  if (device_runtime* rt = t.context->runtime.load(std::memory_order_acquire)) rt->sched.settle_relayed();
+  redirected_streams().fetch_sub(1, std::memory_order_acq_rel);
 }
 
 // The scheduler of `stream`'s device, if acs manages it, broken or not; `t` receives the stream.
@@ -184,8 +198,8 @@ ACS_HOT int launch_aside(pending_launch& launch, const launch_request& r) noexce
 }
 
 // The same with replays_aside(): through the scheduler, which runs it on the stream in order, as
-// work issued directly on it, or holds it where its segment recurs (segment_replay.hpp); with
-// relays(), which has an issuing thread make it (scheduler::relay). Never during a capture of the
+// work issued directly on it, or holds it where its segment recurs (segment_replay.hpp); for a
+// relaying stream (ACS_RELAY), which has an issuing thread make it (scheduler::relay). Never during a capture of the
 // stream (the launch must join the capture), nor where the thread may not make capture-unsafe
 // calls (a flush may; a relayed launch must not be issued into a capture of the global mode
 // begun meanwhile on another thread: capture_begin settles the relayed launches first). `rt`
@@ -193,7 +207,7 @@ ACS_HOT int launch_aside(pending_launch& launch, const launch_request& r) noexce
 ACS_HOT int launch_aside(pending_launch& launch, launch_request& r, const driver::table& cuda,
                  const stream_target& t, device_runtime*& rt) {
   const bool replay = replays_aside();
-  if ((!replay && !relays()) || launch.issued || function_of(r) == nullptr) return launch_aside(launch, r);
+  if ((!replay && !t.mode->relaying()) || launch.issued || function_of(r) == nullptr) return launch_aside(launch, r);
   const unsafe_section section;
   // No relay while any stream captures: the launch is made now, as the program made it.
   if (!section.allowed() ||
@@ -316,7 +330,10 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
         plan_launch(r, footprint, /*may_wait=*/!probe || mode.probe_waited_enough(background::jobs_begun()));
     ACS_STAGE(footprint);
     if (probe_entry != 0) mode.probe_began(probe_entry);
-    if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t, footprint.access)))) {
+    const bool relaying = probe && mode.relaying();  // the probe may start or stop the relay
+    if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t, footprint.access),
+                                           /*may_relay=*/!t.stream.thread_relative))) {
+      relay_switched(relaying, mode.relaying(), t);
       if (!settled) {
         // A provisional footprint says nothing about parallelism. Its kernel's layout is being
         // read on acs's thread: the burst pauses meanwhile (stream_mode_policy::unsettled_pause),
@@ -332,7 +349,7 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     // Only now the scheduler: a probe that does not redirect its stream needs none, so a program
     // in which acs finds no parallelism never pays for one (pool streams, events, threads).
     rt = runtime_for_launch(*cuda, *t.context);
-    if (probe) {
+    if (probe && !relaying) {  // a relaying stream counted already
       redirected_streams().fetch_add(1, std::memory_order_acq_rel);  // redirected (again)
       redirecting();
     }
@@ -474,6 +491,9 @@ void stream_destroyed(CUstream stream) noexcept {
   runtime_started();
   if (!active() || stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD) return;
   guarded("stream_destroyed", [&] {
+    // Its relayed launches first (ACS_RELAY): forgetting it may let the bypass reopen.
+    if (settings().relays())
+      for (device_runtime* rt : all_runtimes()) rt->sched.settle_relayed();
     stream_target was;
     forget_stream(stream, was);
     // Every scheduler, not only the one it was cached for: cheap, and robust

@@ -31,6 +31,8 @@ stream_mode_policy stream_mode_policy::from_settings() noexcept {
   p.need_backlog = settings().probe_backlog;
   p.launch_bound_counts = settings().graph && !settings().graph_pool;  // launch segments
   p.first_probe_after = settings().first_probe;
+  p.relay = settings().relays();
+  p.relay_always = p.relay && settings().relay == relay_mode::always;
   return p;
 }
 
@@ -64,6 +66,7 @@ ACS_HOT stream_mode::aside_step stream_mode::next_aside_launch(std::uint64_t lau
   probe_found_ = probe_independent_ = probe_busy_ = probe_pauses_ = 0;
   has_previous_ = false;  // the probe compares its own consecutive launches
   probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;  // and times its own launches
+  relay_gaps_ = relay_long_gaps_ = 0;
   return aside_step::probe;
 }
 
@@ -84,6 +87,10 @@ void stream_mode::probe_began(std::uint64_t entry_ns) noexcept {
   lock_guard lock(locked_);
   // The gap since the previous probed launch returned; 0 (unknown) when that one was not timed.
   gap_ns_ = probe_exit_ != 0 && entry_ns > probe_exit_ ? entry_ns - probe_exit_ : 0;
+  if (gap_ns_ != 0) {
+    ++relay_gaps_;
+    relay_long_gaps_ += gap_ns_ >= policy_.relay_gap_ns ? 1 : 0;
+  }
   probe_entry_ = entry_ns;
   probe_exit_ = 0;
 }
@@ -111,7 +118,7 @@ bool stream_mode::independent_of_previous(const access_set& footprint) noexcept 
   return has_previous_ && !conflicts(previous_, footprint);
 }
 
-bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
+bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may_relay) {
   probe_outcome outcome;
   {
     lock_guard lock(locked_);
@@ -130,6 +137,7 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
       chained_ = 0;
       redirected_launches_ = 0;
       mode_.store(stream_mode_kind::redirect, std::memory_order_release);
+      relaying_.store(false, std::memory_order_release);  // the pool takes its launches
       outcome = {true, true, probe_found_, probe_needed_, probe_independent_, probe_busy_, 0};
     } else if (probe_left_ == 0 || probe_found_ + probe_left_ < probe_needed_) {
       // Found too few, or cannot find enough in the launches left: each costs a footprint.
@@ -137,7 +145,15 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
       probe_left_ = 0;
       probe_gap_ = std::max<std::uint64_t>(probe_gap_, std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap));
       until_probe_ = probe_gap_;
+      // The relay: decided anew at each probe's end; a probe that timed no gap changes nothing.
+      if (!policy_.relay || !may_relay)
+        relaying_.store(false, std::memory_order_release);
+      else if (policy_.relay_always || relay_gaps_ != 0)
+        relaying_.store(policy_.relay_always || 2 * relay_long_gaps_ >= relay_gaps_, std::memory_order_release);
       outcome = {true, false, probe_found_, probe_needed_, probe_independent_, probe_busy_, probe_gap_};
+      outcome.relay_gaps = relay_gaps_;
+      outcome.relay_long_gaps = relay_long_gaps_;
+      outcome.relaying = relaying_.load(std::memory_order_relaxed);
     }
   }
   // Printed outside the spin lock, and only when a probe ends (ACS_LOG_LEVEL=debug).
@@ -148,8 +164,12 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy) {
                  fmt::ptr(this), outcome.found, outcome.independent, outcome.busy);
     else
       log::debug("stream {}: a probe found {} of the {} independent launches it needs (of its launches {} "
-                 "independent, {} onto a stream found busy): stays aside, next probe in {} launches",
-                 fmt::ptr(this), outcome.found, outcome.needed, outcome.independent, outcome.busy, outcome.next_probe);
+                 "independent, {} onto a stream found busy): stays aside, next probe in {} launches{}",
+                 fmt::ptr(this), outcome.found, outcome.needed, outcome.independent, outcome.busy, outcome.next_probe,
+                 !policy_.relay ? std::string()
+                                : fmt::format("; {} of its {} gaps of {} ns or more: launches {}", outcome.relay_long_gaps,
+                                              outcome.relay_gaps, policy_.relay_gap_ns,
+                                              outcome.relaying ? "relayed" : "made on the program's thread"));
   }
   return outcome.redirects;
 }
@@ -185,6 +205,8 @@ void stream_mode::start() noexcept {
   probe_paused_ = 0;
   probe_pauses_ = 0;
   probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;
+  relay_gaps_ = relay_long_gaps_ = 0;
+  relaying_.store(false, std::memory_order_release);
   redirected_launches_ = 0;
   first_probe_due_ = false;
   if (policy_.start_aside) {

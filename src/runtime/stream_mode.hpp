@@ -95,6 +95,16 @@ struct stream_mode_policy {
   bool need_backlog = false;
   // ...or, with this (ACS_GRAPH=auto), while the probe finds the host launch-bound.
   bool launch_bound_counts = false;
+  // ACS_RELAY: at the end of a probe that leaves the stream aside, whether its launches are relayed
+  // to an issuing thread from then on (docs/design.md, "The relay"). `relay`: where at least half
+  // of the gaps between the probe's launches (the program's own time, from one launch's return to
+  // the next launch's entry) were `relay_gap_ns` or longer: a program busy between its launches
+  // (eager PyTorch: 5-20 µs) goes on with its work while the thread makes the driver call, but a
+  // tight launch loop would only wait for that thread, which adds its own hand-off to each launch.
+  // `relay_always`: whatever the gaps.
+  bool relay = false;
+  bool relay_always = false;
+  std::uint64_t relay_gap_ns = 1000;
 
   /// @brief The runtime's policy: these defaults, and where streams start from ACS_START_ASIDE.
   static stream_mode_policy from_settings() noexcept;
@@ -133,7 +143,10 @@ class alignas(64) stream_mode {
   /// @brief The footprint of a probed launch, and whether its stream still had work pending when
   /// it came (ignored without need_backlog). Returns true when the stream is to be redirected
   /// again, from this launch on; the mode is then `redirect` already.
-  bool probed(const access_set& footprint, bool stream_busy = true);
+  /// A probe that ends without redirecting decides whether the stream is relayed from then on
+  /// (relaying; never where `may_relay` is false: a thread-relative stream, which only its own
+  /// thread may issue on).
+  bool probed(const access_set& footprint, bool stream_busy = true, bool may_relay = true);
 
   /// @brief A probed launch's footprint was not settled (its kernel's layout is being read): it
   /// counts for nothing, and the burst pauses for the policy's unsettled_pause launches (those
@@ -147,8 +160,12 @@ class alignas(64) stream_mode {
   bool probe_waited_enough(std::uint64_t progress) noexcept;
 
   /// @brief Whether probed launches are to be timed (probe_began, probe_ended): the policy asks
-  /// for a backlog and lets a launch-bound host count instead.
-  bool times_probes() const noexcept { return policy_.need_backlog && policy_.launch_bound_counts; }
+  /// for a backlog and lets a launch-bound host count instead, or decides on the relay by the gaps.
+  bool times_probes() const noexcept { return (policy_.need_backlog && policy_.launch_bound_counts) || policy_.relay; }
+
+  /// @brief Whether the stream's launches are relayed to an issuing thread (ACS_RELAY), as decided
+  /// at the end of its last probe (probed): one acquire load. Only ever true while it is aside.
+  bool relaying() const noexcept { return relaying_.load(std::memory_order_acquire); }
   /// @brief A probed launch entered acs's hook (steady-clock ns), before probed(): the host's
   /// time since the previous probed launch returned counts as time between launches.
   void probe_began(std::uint64_t entry_ns) noexcept;
@@ -172,7 +189,11 @@ class alignas(64) stream_mode {
   }
 
   /// @brief Whether the stream counts among the redirected streams now.
-  bool counted() const noexcept { return seen_.load(std::memory_order_acquire) && mode() == stream_mode_kind::redirect; }
+  /// A relaying stream counts too: its launches may still be queued, not yet on the stream, and
+  /// every call on a stream must first see them issued (the bypass stays closed).
+  bool counted() const noexcept {
+    return seen_.load(std::memory_order_acquire) && (mode() == stream_mode_kind::redirect || relaying());
+  }
 
   /// @brief Back to new, in the policy's starting mode (the stream is forgotten; its object
   /// may serve another).
@@ -190,6 +211,8 @@ class alignas(64) stream_mode {
     bool ended = false, redirects = false;
     unsigned found = 0, needed = 0, independent = 0, busy = 0;
     std::uint64_t next_probe = 0;
+    unsigned relay_gaps = 0, relay_long_gaps = 0;
+    bool relaying = false;
   };
   // Whether `footprint` conflicts with the previous footprint seen, which it then replaces.
   bool conflicts_with_previous(const access_set& footprint);
@@ -201,6 +224,7 @@ class alignas(64) stream_mode {
   std::atomic<stream_mode_kind> mode_{stream_mode_kind::redirect};
   std::atomic<bool> seen_{false};
   std::atomic<bool> locked_{false};
+  std::atomic<bool> relaying_{false};  // ACS_RELAY: set at a probe's end, under locked_
   // Under locked_:
   unsigned probe_left_ = 0;     // aside: launches of the current probe still to compute
   std::uint64_t until_probe_ = 0;  // aside: direct launches before the next probe
@@ -221,6 +245,7 @@ class alignas(64) stream_mode {
   std::uint64_t probe_entry_ = 0, probe_exit_ = 0;  // the timed launch's entry, the last one's return
   std::uint64_t last_inside_ns_ = 0;  // the previous probed launch's time in the hook
   std::uint64_t gap_ns_ = 0;          // from its return to this launch's entry
+  unsigned relay_gaps_ = 0, relay_long_gaps_ = 0;  // the current probe's timed gaps; those >= relay_gap_ns
   std::uint64_t redirected_launches_ = 0;  // redirect: launches since the stream was redirected
 };
 

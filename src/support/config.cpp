@@ -182,7 +182,8 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.graph_idle_us = p.integer("ACS_GRAPH_IDLE_US", fallback.idle_us, 1, most.idle_us);
   c.graph_kernels = p.integer("ACS_GRAPH_KERNELS", fallback.kernels, 0, most.kernels);
   c.graph_aside = p.boolean("ACS_GRAPH_ASIDE", false);
-  c.relay = p.boolean("ACS_RELAY", false);
+  c.relay = p.word<relay_mode>("ACS_RELAY", {{"off", relay_mode::off}, {"auto", relay_mode::auto_},
+                                              {"always", relay_mode::always}});
   c.check = p.boolean("ACS_CHECK", false);
   // Also with launch segments: a chained stream kept with the scheduler slowed real programs
   // more than its graphs gained (docs/design.md §8.1).

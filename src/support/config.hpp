@@ -35,11 +35,13 @@
 //                    too: their recurring segments as chain graphs, on the stream itself
 //                    (scheduler/segment_replay.hpp)     boolean, default 0: on the H200 it
 //                    slowed real programs (PyTorch at batch 1 to x0.44-1.00 of native)
-//   ACS_RELAY        1: the launches of streams acs stepped aside from are copied and issued on
-//                    their stream by an issuing thread, so that the program's thread returns before
-//                    the driver's launch call (docs/design.md, "The relay"); needs ACS_STEP_ASIDE=1
-//                    and ACS_ISSUE=thread, not with ACS_TRACE or ACS_GRAPH_ASIDE; closes the bypass
-//                                                          boolean, default 0: not yet run on a GPU
+//   ACS_RELAY        off|auto|always: the launches of a stream acs stepped aside from are copied and
+//                    issued on it by an issuing thread, so that the program's thread returns before
+//                    the driver's launch call (docs/design.md, "The relay"). auto: where the stream's
+//                    probe finds the program busy between its launches (half of the gaps >= 1 µs;
+//                    a tight launch loop only waits for the thread); always: every stepped-aside
+//                    stream, from its first probe's end. Needs ACS_STEP_ASIDE=1 and ACS_ISSUE=thread,
+//                    not with ACS_TRACE or ACS_GRAPH_ASIDE; default off: not yet run on a GPU
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
@@ -102,6 +104,10 @@ enum class no_ptx_mode : std::uint8_t { everything, arguments };
 // they are scheduled like any other kernel.
 enum class host_mapped_mode : std::uint8_t { ordered, free };
 
+// Stepped-aside streams' launches relayed to an issuing thread (ACS_RELAY): never; where the
+// program is busy between launches (auto); always.
+enum class relay_mode : std::uint8_t { off, auto_, always };
+
 
 struct alignas(64) config {
   static constexpr unsigned default_window = 32;
@@ -132,7 +138,7 @@ struct alignas(64) config {
   bool graph = false;        // ACS_GRAPH=auto or pool
   bool graph_pool = false;   // ACS_GRAPH=pool
   bool graph_aside = false;  // ACS_GRAPH_ASIDE (only with ACS_GRAPH=auto)
-  bool relay = false;        // ACS_RELAY (relays(): only where it can work)
+  relay_mode relay = relay_mode::off;  // ACS_RELAY (relays(): only where it can work)
   std::string trace;         // empty: no trace
   unsigned window = default_window;
   unsigned streams = default_streams;
@@ -169,8 +175,7 @@ struct alignas(64) config {
   /// @brief Whether the hooks may bypass acs while every stream is stepped aside (bypass.hpp):
   /// never where every launch must be seen (statistics, a trace, checks, stepped-aside replay).
   bool bypass_allowed() const noexcept {
-    return bypass && step_aside && !replays_aside() && !relays() && trace.empty() && !counting_stats() && !check &&
-           !stage_timers;
+    return bypass && step_aside && !replays_aside() && trace.empty() && !counting_stats() && !check && !stage_timers;
   }
 
   /// @brief Whether stepped-aside streams' launches go through the scheduler to be held and replayed
@@ -180,7 +185,9 @@ struct alignas(64) config {
   /// @brief Whether stepped-aside streams' launches are relayed to an issuing thread (ACS_RELAY):
   /// there must be issuing threads (not inline, no trace, which brackets each driver call on the
   /// program's thread) and stepping aside; replaying those streams takes precedence.
-  bool relays() const noexcept { return relay && step_aside && issue_thread && trace.empty() && !replays_aside(); }
+  bool relays() const noexcept {
+    return relay != relay_mode::off && step_aside && issue_thread && trace.empty() && !replays_aside();
+  }
 
   /// @brief Whether acs passes every call straight through (ACS_DISABLE, CUDA_LAUNCH_BLOCKING).
   bool pass_through() const noexcept { return disable || launch_blocking; }

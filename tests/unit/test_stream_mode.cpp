@@ -208,6 +208,90 @@ TEST(stream_mode_policy, a_probes_timing_starts_afresh_with_each_burst) {
   EXPECT_FALSE(mode.launch_bound());
 }
 
+// [relay] ACS_RELAY=auto: a probe that leaves its stream aside decides whether its launches are
+// relayed to an issuing thread from then on: where at least half of the gaps between its launches
+// (the program's own time) were relay_gap_ns or more. A chain probed in bursts (every launch
+// conflicts with the one before), each launch `inside` ns in the hook and `between` ns apart, the
+// gaps after the launches in `pauses` a second long; returns relaying() after each burst.
+namespace {
+std::vector<bool> relay_after_bursts(stream_mode& mode, const std::vector<std::uint64_t>& between, bool may_relay = true,
+                                     std::uint64_t inside = 3000) {
+  std::vector<bool> relaying;
+  std::uint64_t clock = 1000;
+  for (const std::uint64_t gap : between) {
+    while (mode.next_aside_launch() == stream_mode::aside_step::direct) {
+    }
+    clock += 1000000;  // the burst's first gap is since the last burst: never timed
+    for (bool more = true; more;) {
+      if (mode.times_probes()) mode.probe_began(clock);
+      EXPECT_FALSE(mode.probed(writes_buffer(0x1000), false, may_relay));
+      if (mode.times_probes()) mode.probe_ended(clock += inside);
+      clock += gap;
+      more = mode.next_aside_launch() == stream_mode::aside_step::probe;
+    }
+    relaying.push_back(mode.relaying());
+  }
+  return relaying;
+}
+stream_mode_policy relay_policy() {
+  stream_mode_policy p;
+  p.start_aside = true;
+  p.need_backlog = true;
+  p.relay = true;
+  return p;
+}
+}  // namespace
+
+TEST(stream_mode_policy, a_probe_relays_a_stream_whose_program_is_busy_between_launches) {
+  stream_mode mode(relay_policy());
+  EXPECT_TRUE(mode.times_probes());
+  EXPECT_FALSE(mode.relaying());  // nothing before its first probe ends
+  // 12 us of the program's own work between launches (eager PyTorch), then a tight loop (0.1 us),
+  // then the work again: relayed, made on the program's thread, relayed.
+  EXPECT_EQ(relay_after_bursts(mode, {12000, 100, 12000}), (std::vector<bool>{true, false, true}));
+  // A relaying stream counts among the redirected ones once seen (the bypass stays closed).
+  EXPECT_FALSE(mode.counted());
+  (void)mode.first_launch();
+  EXPECT_TRUE(mode.counted());
+  // Exactly at the threshold counts as busy; just under it does not.
+  const std::uint64_t at = relay_policy().relay_gap_ns;
+  stream_mode edge(relay_policy());
+  EXPECT_EQ(relay_after_bursts(edge, {at, at - 1}), (std::vector<bool>{true, false}));
+}
+
+TEST(stream_mode_policy, the_relay_follows_the_policy_and_the_stream) {
+  // Without the policy: never, whatever the gaps, and probes are not timed for it.
+  stream_mode_policy off = relay_policy();
+  off.relay = false;
+  stream_mode plain(off);
+  EXPECT_FALSE(plain.times_probes());
+  EXPECT_EQ(relay_after_bursts(plain, {12000}), (std::vector<bool>{false}));
+  // ACS_RELAY=always: whatever the gaps.
+  stream_mode_policy always = relay_policy();
+  always.relay_always = true;
+  stream_mode every(always);
+  EXPECT_EQ(relay_after_bursts(every, {100, 12000}), (std::vector<bool>{true, true}));
+  // A thread-relative stream (only its own thread may issue on it): never.
+  stream_mode own(relay_policy());
+  EXPECT_EQ(relay_after_bursts(own, {12000}, /*may_relay=*/false), (std::vector<bool>{false}));
+  // A probe that redirects the stream ends its relay: the pool takes its launches.
+  stream_mode_policy p = relay_policy();
+  p.need_backlog = false;
+  stream_mode mode(p);
+  EXPECT_EQ(relay_after_bursts(mode, {12000}), (std::vector<bool>{true}));
+  while (mode.next_aside_launch() == stream_mode::aside_step::direct) {
+  }
+  bool redirected = false;
+  for (unsigned i = 0; i < 16 && !redirected; ++i) redirected = mode.probed(writes_buffer(i % 2 ? 0x9000 : 0x1000));
+  ASSERT_TRUE(redirected);
+  EXPECT_FALSE(mode.relaying());
+  // And a reset stream starts without it.
+  stream_mode again(relay_policy());
+  EXPECT_EQ(relay_after_bursts(again, {12000}), (std::vector<bool>{true}));
+  again.reset();
+  EXPECT_FALSE(again.relaying());
+}
+
 TEST(stream_mode_policy, a_new_streams_first_probe_may_wait_for_its_first_launches) {
   stream_mode_policy p;
   p.start_aside = true;
