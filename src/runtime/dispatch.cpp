@@ -208,6 +208,9 @@ ACS_HOT int launch_aside(pending_launch& launch, launch_request& r, const driver
                  const stream_target& t, device_runtime*& rt) {
   const bool replay = replays_aside();
   if ((!replay && !t.mode->relaying()) || launch.issued || function_of(r) == nullptr) return launch_aside(launch, r);
+  // A relayed launch is copied by its kernel's layout: where it is not read yet, acs's background
+  // thread reads it (tens of µs, not on the program's thread) and this launch goes to the stream.
+  if (!replay && !inference::layout_ready(function_of(r))) return launch_aside(launch, r);
   const unsafe_section section;
   // No relay while any stream captures: the launch is made now, as the program made it.
   if (!section.allowed() ||
@@ -294,8 +297,9 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     // see a new mode before the join or fork that goes with it (stream_mode.hpp).
     std::unique_lock<futex_lock> mode_held;
     if (adapt) mode_held = mode.hold_launches();
-    // A stream that starts aside counts among the redirected ones once a probe redirects it.
-    if (adapt && mode.first_launch() && !mode.starts_aside()) {
+    // A stream that starts aside counts among the redirected ones once a probe redirects it, or
+    // at once where it starts relaying (ACS_RELAY=always).
+    if (adapt && mode.first_launch() && (!mode.starts_aside() || mode.relaying())) {
       redirected_streams().fetch_add(1, std::memory_order_acq_rel);
       redirecting();
     }
@@ -363,7 +367,8 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
       // count drops only after the join: until then, another thread's barrier or sync on the
       // stream must still join (nothing_redirected).
       if (joinable(t)) rt->sched.before_barrier(t.stream);
-      redirected_streams().fetch_sub(1, std::memory_order_acq_rel);
+      // A stream relayed as soon as it steps aside (ACS_RELAY=always) still counts.
+      if (!mode.relaying()) redirected_streams().fetch_sub(1, std::memory_order_acq_rel);
       return launch_aside(launch, r, *cuda, t, rt);
     }
     if (footprint.barrier_before) rt->sched.barrier(t.stream);  // acs_barrier()

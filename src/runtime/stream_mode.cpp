@@ -188,6 +188,7 @@ bool stream_mode::redirected(const access_set& footprint) {
     until_probe_ = probe_gap_;
     probe_left_ = 0;
     mode_.store(stream_mode_kind::aside, std::memory_order_release);
+    if (policy_.relay_always) relaying_.store(true, std::memory_order_release);  // at once
     launches = redirected_launches_;
     next_probe = probe_gap_;
   }
@@ -206,7 +207,8 @@ void stream_mode::start() noexcept {
   probe_pauses_ = 0;
   probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;
   relay_gaps_ = relay_long_gaps_ = 0;
-  relaying_.store(false, std::memory_order_release);
+  // ACS_RELAY=always: a stream that starts aside is relayed from its first launch.
+  relaying_.store(policy_.relay_always && policy_.start_aside, std::memory_order_release);
   redirected_launches_ = 0;
   first_probe_due_ = false;
   if (policy_.start_aside) {

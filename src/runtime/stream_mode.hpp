@@ -101,7 +101,8 @@ struct stream_mode_policy {
   // the next launch's entry) were `relay_gap_ns` or longer: a program busy between its launches
   // (eager PyTorch: 5-20 µs) goes on with its work while the thread makes the driver call, but a
   // tight launch loop would only wait for that thread, which adds its own hand-off to each launch.
-  // `relay_always`: whatever the gaps.
+  // `relay_always`: whatever the gaps, and from the stream's first launch aside (a new stream that
+  // starts aside, or one that steps aside), not only from a probe's end.
   bool relay = false;
   bool relay_always = false;
   std::uint64_t relay_gap_ns = 1000;
@@ -164,7 +165,8 @@ class alignas(64) stream_mode {
   bool times_probes() const noexcept { return (policy_.need_backlog && policy_.launch_bound_counts) || policy_.relay; }
 
   /// @brief Whether the stream's launches are relayed to an issuing thread (ACS_RELAY), as decided
-  /// at the end of its last probe (probed): one acquire load. Only ever true while it is aside.
+  /// at the end of its last probe (probed), or from the start with relay_always: one acquire load.
+  /// Only ever true while it is aside.
   bool relaying() const noexcept { return relaying_.load(std::memory_order_acquire); }
   /// @brief A probed launch entered acs's hook (steady-clock ns), before probed(): the host's
   /// time since the previous probed launch returned counts as time between launches.

@@ -70,6 +70,7 @@ class app_thread {
   const serial_memory& expected() const { return expected_; }
   const std::vector<std::string>& errors() const { return errors_; }
   const std::vector<kernel>& kernels() const { return kernels_; }
+  void relay_half() { relay_ = true; }
 
  private:
   unsigned pick(unsigned lo, unsigned hi) { return std::uniform_int_distribution<unsigned>(lo, hi)(rng_); }
@@ -80,7 +81,9 @@ class app_thread {
     for (unsigned n = pick(0, 2); n > 0; --n) reads.push_back(first_ + pick(0, region_size - 1));
     for (unsigned n = pick(1, 2); n > 0; --n) writes.push_back(first_ + pick(0, region_size - 1));
     const kernel& k = kernels_.emplace_back(kernel{next_id_++, pick(500, 40'000), reads, writes});
-    record(acs_.launch(stream_, footprint_of(k), &k), "launch");
+    // Relayed (ACS_RELAY: the issuing thread makes it) or through the window, at random.
+    const bool relayed = relay_ && pick(0, 1) == 0;
+    record(relayed ? acs_.relay(stream_, &k) : acs_.launch(stream_, footprint_of(k), &k), "launch");
     expected_.apply({memory_effect::rule::hash, k.id, k.reads, k.writes});
   }
 
@@ -95,6 +98,7 @@ class app_thread {
   serial_memory expected_;
   std::mt19937_64 rng_;
   bool syncs_;
+  bool relay_ = false;  // half of its launches relayed (scheduler::relay)
   std::uint64_t next_id_;
   std::vector<kernel> kernels_;  // reserved up front: the scheduler holds pointers
   std::vector<std::string> errors_;
@@ -103,9 +107,14 @@ class app_thread {
 // With graphs: graph replay on (graph_replay.hpp), built at the second occurrence (each
 // executable adds timelines to the simulated device: building every shape made the TSan run
 // last minutes), 64 cached, the idle flush running beside the application's threads.
-// graphs: 0 none, 1 segments of pool calls (ACS_GRAPH=pool), 2 segments of launches (auto).
+// graphs: 0 none, 1 segments of pool calls (ACS_GRAPH=pool), 2 segments of launches (auto); 3: no
+// graphs, but two issuing threads and half of the launches relayed (ACS_RELAY).
 scheduler_config threads_config(int graphs) {
   scheduler_config c{.window = 6, .streams = 4};
+  if (graphs == 3) {
+    c.issue_threads = 2;
+    return c;
+  }
   if (graphs != 0) {
     c.graphs = true;
     c.graph_segments = graphs == 2;
@@ -157,8 +166,10 @@ scheduler_stats run_on_own_streams(int graphs) {
   threaded_run run(graphs);
   const stream_kind kinds[thread_count] = {stream_kind::legacy, stream_kind::blocking,
                                            stream_kind::non_blocking, stream_kind::blocking};
-  for (unsigned i = 0; i < thread_count; ++i)
+  for (unsigned i = 0; i < thread_count; ++i) {
     run.threads.emplace_back(run.sim, run.acs, app_stream(run.sim, kinds[i]), i, true);
+    if (graphs == 3) run.threads.back().relay_half();
+  }
   run.go();
   run.check();
   return run.acs.stats();
@@ -171,7 +182,10 @@ scheduler_stats run_sharing_one_stream(int graphs, stream_kind kind, bool sync) 
   SCOPED_TRACE(name(kind));
   threaded_run run(graphs);
   const virtual_stream shared = app_stream(run.sim, kind);
-  for (unsigned i = 0; i < thread_count; ++i) run.threads.emplace_back(run.sim, run.acs, shared, i, sync);
+  for (unsigned i = 0; i < thread_count; ++i) {
+    run.threads.emplace_back(run.sim, run.acs, shared, i, sync);
+    if (graphs == 3) run.threads.back().relay_half();
+  }
   run.go();
   run.check();
   return run.acs.stats();
@@ -208,6 +222,16 @@ TEST(rule8_threads, segment_replay_threads_on_their_own_streams) { run_on_own_st
 
 TEST(rule8_threads, segment_replay_threads_share_one_stream_and_sync_it) {
   for (const stream_kind kind : all_kinds) run_sharing_one_stream(2, kind, true);
+}
+
+// Relayed launches (ACS_RELAY): half of each thread's launches go to the issuing thread, among
+// the others' launches through the window, their direct operations and syncs.
+TEST(rule8_threads, relayed_threads_on_their_own_streams) {
+  EXPECT_GT(run_on_own_streams(3).relayed, 0u) << "no launch was relayed: the mode was not exercised";
+}
+
+TEST(rule8_threads, relayed_threads_share_one_stream_and_sync_it) {
+  for (const stream_kind kind : all_kinds) EXPECT_GT(run_sharing_one_stream(3, kind, true).relayed, 0u);
 }
 
 // All threads launch on one stream, on the same data: the stream's order is the order in which

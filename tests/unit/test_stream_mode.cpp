@@ -270,7 +270,15 @@ TEST(stream_mode_policy, the_relay_follows_the_policy_and_the_stream) {
   stream_mode_policy always = relay_policy();
   always.relay_always = true;
   stream_mode every(always);
+  EXPECT_TRUE(every.relaying());  // from its first launch, before any probe
   EXPECT_EQ(relay_after_bursts(every, {100, 12000}), (std::vector<bool>{true, true}));
+  // ...and again as soon as it steps aside from the pool.
+  stream_mode_policy from_pool = always;
+  from_pool.start_aside = false;
+  stream_mode pooled(from_pool);
+  EXPECT_FALSE(pooled.relaying());
+  EXPECT_GT(launches_until_aside(pooled, {writes_buffer(0x1000)}, 100), 0u);
+  EXPECT_TRUE(pooled.relaying());
   // A thread-relative stream (only its own thread may issue on it): never.
   stream_mode own(relay_policy());
   EXPECT_EQ(relay_after_bursts(own, {12000}, /*may_relay=*/false), (std::vector<bool>{false}));

@@ -1,0 +1,35 @@
+#!/bin/sh
+# check_relay.sh PROGRAM LIBACS: with ACS_RELAY=auto, a stepped-aside stream's launches are
+# relayed to acs's issuing thread only where its program is busy between them (docs/design.md,
+# "The relay"): fake_driver_app's launch_loop_busy_host (50 us of host work before each launch)
+# must have its launches relayed, and launch_loop (the same launches in a tight loop, where the
+# thread's hand-off would only slow them) must relay none. Both stay aside (the fake's streams are
+# idle, so no probe redirects them).
+program=$1 libacs=$2
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+field() { sed -n "s/.*acs-stats:.* $1=\([0-9]*\).*/\1/p" "$log"; }
+# One attempt of a mode: 0 when it behaved as the rule says. The gaps are the host's own measure,
+# so a loaded machine (the tight loop preempted between two probed launches) can mislead a probe:
+# each mode gets three attempts. Without the rule every attempt fails the same way.
+attempt() {  # mode
+  LD_PRELOAD=$libacs ACS_STATS=1 ACS_RELAY=auto "$program" "$1" 2>"$log" ||
+    { cat "$log" >&2; echo "check_relay: $1 failed under acs" >&2; exit 1; }
+  relayed=$(field relayed) dispatched=$(field dispatched)
+  [ -n "$relayed" ] || { cat "$log" >&2; echo "check_relay: $1: no acs-stats line" >&2; exit 1; }
+  echo "check_relay: $1: relayed=$relayed dispatched=$dispatched"
+  case $1 in
+    launch_loop) [ "$relayed" -eq 0 ] ;;
+    launch_loop_busy_host) [ "$relayed" -gt 1000 ] ;;
+  esac
+}
+for mode in launch_loop_busy_host launch_loop; do
+  env -u LD_PRELOAD "$program" "$mode" || { echo "check_relay: $mode failed without acs" >&2; exit 1; }
+  attempt "$mode" || attempt "$mode" || attempt "$mode" || {
+    case $mode in
+      launch_loop) echo "check_relay: a tight launch loop's launches were relayed (3 attempts)" >&2 ;;
+      launch_loop_busy_host) echo "check_relay: a program busy between its launches had none relayed (3 attempts)" >&2 ;;
+    esac
+    exit 1
+  }
+done
