@@ -11,7 +11,7 @@ namespace {
 std::atomic<std::uint64_t> next_generation{1};
 std::uint64_t fresh_generation() noexcept { return next_generation.fetch_add(1, std::memory_order_relaxed); }
 
-thread_local thread_cache<const void*, const param_layout*, 16> recent_layouts;
+thread_local thread_cache<const void*, const param_layout*, 16> recent_layouts [[gnu::tls_model("initial-exec")]];
 
 }  // namespace
 

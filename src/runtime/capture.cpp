@@ -39,7 +39,9 @@ capture_state& state() {
 
 std::atomic<int> global_captures{0};
 std::atomic<int> all_captures{0};
-thread_local int thread_local_captures = 0;
+// Initial-exec, as streams.cpp's caches: read by every launch on acs's path (unsafe_section), and
+// libacs.so is preloaded, so its thread-locals live in the initial TLS block (no __tls_get_addr).
+thread_local int thread_local_captures [[gnu::tls_model("initial-exec")]] = 0;
 
 // The calling thread's busy flag, taken from the registry on first use and
 // handed back when the thread exits.
@@ -69,7 +71,7 @@ class thread_flag {
  private:
   busy_flag* flag_ = nullptr;
 };
-thread_local thread_flag this_thread_flag;
+thread_local thread_flag this_thread_flag [[gnu::tls_model("initial-exec")]];
 
 // Capture never happens on the legacy stream, so 0 can only be the per-thread
 // default stream; that one is keyed per thread, like everywhere else.
@@ -109,8 +111,8 @@ bool stream_capturing(const driver::table& cuda, CUstream stream) noexcept {
 namespace {
 // Sections nest (a launch's section, then a flush's in the scheduler): an inner one takes the
 // outermost's answer and leaves the flag to it.
-thread_local unsigned section_depth = 0;
-thread_local std::atomic<bool>* outermost_flag = nullptr;
+thread_local unsigned section_depth [[gnu::tls_model("initial-exec")]] = 0;
+thread_local std::atomic<bool>* outermost_flag [[gnu::tls_model("initial-exec")]] = nullptr;
 }  // namespace
 
 unsafe_section::unsafe_section() noexcept {
