@@ -60,8 +60,8 @@ struct scheduler_config {
   _(deferred, deferred, "launches issued by the issuing threads (issue_threads)")                           \
   _(issue_waits, issue_waits, "calls that waited for the issuing thread to catch up")                       \
   _(deferred_failures, deferred_failures, "calls of the issuing thread that failed")                       \
-  _(relayed, relayed, "launches of stepped-aside streams relayed to an issuing thread (ACS_RELAY)")         \
-  _(relay_in_place, relay_in_place, "of stepped-aside streams' launches under ACS_RELAY, those made at once")     \
+  _(relayed, relayed, "stepped-aside streams' launches relayed to an issuing thread (ACS_RELAY)")          \
+  _(relay_in_place, relay_in_place, "of those streams' launches under ACS_RELAY, those made at once")        \
   _(graphs_built, graphs_built, "graph executables instantiated (graph_replay.hpp)")                       \
   _(graph_replays, graph_replays, "segments launched as a graph")                                           \
   _(graph_updates, graph_updates, "of those, through an executable updated in place")                       \

@@ -48,8 +48,9 @@ int main(int argc, char** argv) {
   CUstream stream = nullptr;
   CUdeviceptr a = 0, b = 0;
   if (!ok(cuInit(0), "cuInit") || !ok(cuDevicePrimaryCtxRetain(&context, 0), "cuDevicePrimaryCtxRetain") ||
-      !ok(cuCtxSetCurrent(context), "cuCtxSetCurrent") || !ok(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
-      !ok(cuMemAlloc(&a, 4096), "cuMemAlloc") || !ok(cuMemAlloc(&b, 4096), "cuMemAlloc"))
+      !ok(cuCtxSetCurrent(context), "cuCtxSetCurrent") ||
+      !ok(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate") || !ok(cuMemAlloc(&a, 4096), "cuMemAlloc") ||
+      !ok(cuMemAlloc(&b, 4096), "cuMemAlloc"))
     return 1;
   const CUfunction function = reinterpret_cast<CUfunction>(0x4240);
   void* params[] = {&a, &b};
@@ -67,8 +68,8 @@ int main(int argc, char** argv) {
       if (!ok(launch(), "a launch")) return 1;
     }
     if (!ok(cuStreamSynchronize(stream), "cuStreamSynchronize")) return 1;
-    per_iteration.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() /
-                            iterations);
+    const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+    per_iteration.push_back(took.count() / iterations);
   }
   std::sort(per_iteration.begin(), per_iteration.end());
   std::printf("host_us=%g iteration_us=%.3f\n", host_us, per_iteration[per_iteration.size() / 2]);

@@ -38,6 +38,8 @@ SECTIONS = [
         ("deferred", "launches issued by acs's threads"),
         ("issue_waits", "waits for them"),
         ("deferred_failures", "launches that failed there"),
+        ("relayed", "stepped-aside launches relayed to them (ACS_RELAY)"),
+        ("relay_in_place", "stepped-aside launches made at once under ACS_RELAY"),
     ]),
     ("Graph replay (ACS_GRAPH=auto|pool)", [
         ("graphs_built", "graph executables instantiated"),

@@ -90,13 +90,12 @@ ACS_HOT void note_reason(pass_reason why) noexcept {
 // (ACS_GRAPH_ASIDE): their launches go through the scheduler, which may hold them.
 [[gnu::always_inline]] inline bool replays_aside() noexcept { return settings().replays_aside(); }
 
-
 // While no stream is redirected (every one that launched stepped aside: stream_mode.hpp), no
 // stream has work on the pool that it does not contain itself: operations on streams need no
 // join and no fork, and the scheduler is not asked. One load. Not while stepped-aside streams
-// are replayed or relayed: a held segment, or a relayed launch not yet issued, must be issued
-// before every observation point and every call the program makes on a stream.
-// A relaying stream (stream_mode::relaying) counts among the redirected ones.
+// are replayed: a held segment must be issued at every observation point. A relaying stream
+// (ACS_RELAY, stream_mode::relaying) counts among the redirected ones: its launches not yet
+// issued must be before every call the program makes on a stream.
 [[gnu::always_inline]] inline bool nothing_redirected() noexcept {
   const config& c = settings();
   return c.step_aside && !c.replays_aside() && redirected_streams().load(std::memory_order_acquire) == 0;
@@ -199,11 +198,10 @@ ACS_HOT int launch_aside(pending_launch& launch, const launch_request& r) noexce
 
 // The same with replays_aside(): through the scheduler, which runs it on the stream in order, as
 // work issued directly on it, or holds it where its segment recurs (segment_replay.hpp); for a
-// relaying stream (ACS_RELAY), which has an issuing thread make it (scheduler::relay). Never during a capture of the
-// stream (the launch must join the capture), nor where the thread may not make capture-unsafe
-// calls (a flush may; a relayed launch must not be issued into a capture of the global mode
-// begun meanwhile on another thread: capture_begin settles the relayed launches first). `rt`
-// receives the scheduler, for the caller's catch.
+// relaying stream (ACS_RELAY), which has an issuing thread make it (scheduler::relay). Never
+// during a capture of the stream (the launch must join the capture), nor where the thread may
+// not make capture-unsafe calls (a flush may). `rt` receives the scheduler, for the caller's
+// catch.
 ACS_HOT int launch_aside(pending_launch& launch, launch_request& r, const driver::table& cuda,
                  const stream_target& t, device_runtime*& rt) {
   const bool replay = replays_aside();

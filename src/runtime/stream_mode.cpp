@@ -89,7 +89,7 @@ void stream_mode::probe_began(std::uint64_t entry_ns) noexcept {
   gap_ns_ = probe_exit_ != 0 && entry_ns > probe_exit_ ? entry_ns - probe_exit_ : 0;
   if (gap_ns_ != 0) {
     ++relay_gaps_;
-    relay_long_gaps_ += gap_ns_ >= policy_.relay_gap_ns ? 1 : 0;
+    relay_long_gaps_ += gap_ns_ >= policy_.relay_gap_ns && gap_ns_ <= policy_.relay_gap_max_ns ? 1 : 0;
   }
   probe_entry_ = entry_ns;
   probe_exit_ = 0;
@@ -167,8 +167,8 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may
                  "independent, {} onto a stream found busy): stays aside, next probe in {} launches{}",
                  fmt::ptr(this), outcome.found, outcome.needed, outcome.independent, outcome.busy, outcome.next_probe,
                  !policy_.relay ? std::string()
-                                : fmt::format("; {} of its {} gaps of {} ns or more: launches {}", outcome.relay_long_gaps,
-                                              outcome.relay_gaps, policy_.relay_gap_ns,
+                                : fmt::format("; {} of its {} gaps of {}-{} ns: launches {}", outcome.relay_long_gaps,
+                                              outcome.relay_gaps, policy_.relay_gap_ns, policy_.relay_gap_max_ns,
                                               outcome.relaying ? "relayed" : "made on the program's thread"));
   }
   return outcome.redirects;

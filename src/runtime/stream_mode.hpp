@@ -98,14 +98,18 @@ struct stream_mode_policy {
   // ACS_RELAY: at the end of a probe that leaves the stream aside, whether its launches are relayed
   // to an issuing thread from then on (docs/design.md, "The relay"). `relay`: where at least half
   // of the gaps between the probe's launches (the program's own time, from one launch's return to
-  // the next launch's entry) were `relay_gap_ns` or longer: a program busy between its launches
-  // (eager PyTorch: 5-20 µs) goes on with its work while the thread makes the driver call, but a
-  // tight launch loop would only wait for that thread, which adds its own hand-off to each launch.
+  // the next launch's entry) were between `relay_gap_ns` and `relay_gap_max_ns`: a program busy
+  // between its launches (eager PyTorch: 5-20 µs) goes on with its work while the thread makes the
+  // driver call, but a tight launch loop would only wait for that thread, which adds its own
+  // hand-off to each launch; and where launches come further apart than the thread spins for
+  // (issue_queue.hpp: 200 µs), each would wake it (a system call on the program's thread) and keep
+  // a CPU spinning for nothing, for a launch call that is a percent of the gap.
   // `relay_always`: whatever the gaps, and from the stream's first launch aside (a new stream that
   // starts aside, or one that steps aside), not only from a probe's end.
   bool relay = false;
   bool relay_always = false;
   std::uint64_t relay_gap_ns = 1000;
+  std::uint64_t relay_gap_max_ns = 150000;
 
   /// @brief The runtime's policy: these defaults, and where streams start from ACS_START_ASIDE.
   static stream_mode_policy from_settings() noexcept;
@@ -247,7 +251,7 @@ class alignas(64) stream_mode {
   std::uint64_t probe_entry_ = 0, probe_exit_ = 0;  // the timed launch's entry, the last one's return
   std::uint64_t last_inside_ns_ = 0;  // the previous probed launch's time in the hook
   std::uint64_t gap_ns_ = 0;          // from its return to this launch's entry
-  unsigned relay_gaps_ = 0, relay_long_gaps_ = 0;  // the current probe's timed gaps; those >= relay_gap_ns
+  unsigned relay_gaps_ = 0, relay_long_gaps_ = 0;  // the current probe's timed gaps; those in the relay's range
   std::uint64_t redirected_launches_ = 0;  // redirect: launches since the stream was redirected
 };
 

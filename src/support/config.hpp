@@ -38,7 +38,7 @@
 //   ACS_RELAY        off|auto|always: the launches of a stream acs stepped aside from are copied and
 //                    issued on it by an issuing thread, so that the program's thread returns before
 //                    the driver's launch call (docs/design.md, "The relay"). auto: where the stream's
-//                    probe finds the program busy between its launches (half of the gaps >= 1 µs;
+//                    probe finds the program busy between its launches (half of the gaps 1-150 µs;
 //                    a tight launch loop only waits for the thread); always: every stepped-aside
 //                    stream, from its first launch aside. Needs ACS_STEP_ASIDE=1 and ACS_ISSUE=thread,
 //                    not with ACS_TRACE or ACS_GRAPH_ASIDE; default off: not yet run on a GPU

@@ -169,6 +169,10 @@ std::string format_human(const summary& s) {
   if (k.deferred != 0 || k.deferred_failures != 0)
     out += fmt::format("[acs] stats: {} launches issued by acs's thread ({} failed there), {} waits for it\n",
                        k.deferred, k.deferred_failures, k.issue_waits);
+  if (k.relayed != 0 || k.relay_in_place != 0)
+    out += fmt::format("[acs] stats: {} launches of stepped-aside streams relayed to acs's thread (ACS_RELAY), {} made "
+                       "at once (the first of their kind, or the thread asleep)\n",
+                       k.relayed, k.relay_in_place);
   if (s.per_device.size() > 1) {
     out += "[acs] stats: per device:";
     const char* between = " ";

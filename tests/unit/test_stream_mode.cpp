@@ -257,6 +257,10 @@ TEST(stream_mode_policy, a_probe_relays_a_stream_whose_program_is_busy_between_l
   const std::uint64_t at = relay_policy().relay_gap_ns;
   stream_mode edge(relay_policy());
   EXPECT_EQ(relay_after_bursts(edge, {at, at - 1}), (std::vector<bool>{true, false}));
+  // Launches further apart than the issuing thread spins for: not relayed (each would wake it).
+  const std::uint64_t most = relay_policy().relay_gap_max_ns;
+  stream_mode sparse(relay_policy());
+  EXPECT_EQ(relay_after_bursts(sparse, {most, most + 1, 12000}), (std::vector<bool>{true, false, true}));
 }
 
 TEST(stream_mode_policy, the_relay_follows_the_policy_and_the_stream) {
