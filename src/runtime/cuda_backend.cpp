@@ -1,6 +1,7 @@
 #include "src/runtime/cuda_backend.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -101,6 +102,46 @@ cuda_backend::launch_kind cuda_backend::kind_of(const launch_request& r) noexcep
   return {r.function, {r.shape.block[0], r.shape.block[1], r.shape.block[2]}, r.shape.shared_bytes};
 }
 
+namespace {
+
+// The launch kinds this thread last found among a backend's successes, with the generation they
+// were found under: a hit skips the set's hash and probe (about 200 instructions of every
+// deferred or relayed launch). A slot is valid only for its backend and generation, and a
+// backend's set is cleared only when its generation changes, so a hit is never stale.
+struct success_slot {
+  const void* backend = nullptr;
+  CUfunction function = nullptr;
+  unsigned block[3] = {};
+  unsigned shared_bytes = 0;
+  std::uint64_t generation = 0;
+};
+constexpr std::size_t success_slots = 16;
+// Initial-exec, as streams.cpp's caches: libacs.so is preloaded (no __tls_get_addr).
+thread_local std::array<success_slot, success_slots> recent_successes [[gnu::tls_model("initial-exec")]];
+
+success_slot& success_slot_of(CUfunction function) noexcept {
+  return recent_successes[hash_word(reinterpret_cast<std::uintptr_t>(function)) >> (64 - 4)];
+}
+static_assert(success_slots == 16, "the index takes the hash's top 4 bits");
+
+}  // namespace
+
+bool cuda_backend::succeeded(const launch_kind& kind) const noexcept {
+  const success_slot& s = success_slot_of(kind.function);
+  if (s.backend == this && s.generation == generation_ && s.function == kind.function &&
+      s.block[0] == kind.block[0] && s.block[1] == kind.block[1] && s.block[2] == kind.block[2] &&
+      s.shared_bytes == kind.shared_bytes)
+    return true;
+  if (!succeeded_.contains(kind)) return false;
+  remember_success(kind);
+  return true;
+}
+
+void cuda_backend::remember_success(const launch_kind& kind) const noexcept {
+  success_slot_of(kind.function) = {this, kind.function, {kind.block[0], kind.block[1], kind.block[2]},
+                                    kind.shared_bytes, generation_};
+}
+
 backend_status cuda_backend::launch(const void* kernel, stream_handle stream) {
   auto* p = static_cast<pending_launch*>(const_cast<void*>(kernel));
   ACS_STAGE(schedule);
@@ -117,6 +158,7 @@ backend_status cuda_backend::launch(const void* kernel, stream_handle stream) {
       generation_ = generation;
     }
     succeeded_.insert(kind_of(*r));
+    remember_success(kind_of(*r));
   }
   return p->status;
 }
@@ -148,7 +190,7 @@ const void* cuda_backend::detach(const void* kernel) {
     generation_ = generation;
     return nullptr;
   }
-  if (!succeeded_.contains(kind_of(*r)) || !in_own_context()) return nullptr;
+  if (!succeeded(kind_of(*r)) || !in_own_context()) return nullptr;
   const launch_shape& s = r->shape;
   const inference::param_layout* layout = inference::layout_of(r->function);
   if (layout == nullptr || (r->params == nullptr && !layout->empty())) return nullptr;

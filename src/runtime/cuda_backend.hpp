@@ -98,6 +98,10 @@ class cuda_backend final : public backend {
   };
 
   bool graphs_available() const noexcept;
+  // Whether `kind` is among succeeded_ (under the scheduler's lock, generation_ current): the
+  // calling thread's small cache first (every deferred or relayed launch asks), then the set.
+  bool succeeded(const launch_kind& kind) const noexcept;
+  void remember_success(const launch_kind& kind) const noexcept;
   // Whether the calling thread's current context is this backend's.
   bool in_own_context() const noexcept;
   static launch_kind kind_of(const launch_request& r) noexcept;
