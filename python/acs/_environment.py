@@ -2,6 +2,7 @@
 import os
 
 INFER_MODES = ("alloc", "const", "off")
+RELAY_MODES = ("off", "auto", "always")
 
 
 class UsageError(Exception):
@@ -40,7 +41,7 @@ def preload_value(lib, existing):
 
 
 def environment(lib, base=None, window=None, streams=None, stats=False, stats_file=None,
-                trace=None, infer=None):
+                trace=None, infer=None, relay=None):
     """A copy of `base` (default: os.environ) with libacs.so preloaded and the settings
     given here set; those not given keep base's values. Paths become absolute, since
     the program may change its directory."""
@@ -60,6 +61,10 @@ def environment(lib, base=None, window=None, streams=None, stats=False, stats_fi
         if infer not in INFER_MODES:
             raise UsageError(f"--infer must be one of {', '.join(INFER_MODES)}, not {infer!r}")
         env["ACS_INFER"] = infer
+    if relay is not None:
+        if relay not in RELAY_MODES:
+            raise UsageError(f"--relay must be one of {', '.join(RELAY_MODES)}, not {relay!r}")
+        env["ACS_RELAY"] = relay
     # ACS_TORCH=1: the PyTorch integration in every Python process the program starts.
     from .torch.launch import environment as with_torch_integration
     return with_torch_integration(env)

@@ -46,6 +46,10 @@ def _parser(python_mode):
     run.add_argument("--trace", metavar="FILE.json", help="write a trace (ACS_TRACE; draw it with `acs plot`)")
     run.add_argument("--infer", metavar="MODE", choices=_environment.INFER_MODES,
                      help="footprints of unannotated kernels: alloc (default), const, off (ACS_INFER)")
+    run.add_argument("--relay", metavar="MODE", choices=_environment.RELAY_MODES,
+                     help="launches of streams with nothing to overlap made by acs's thread while the "
+                          "program goes on: off (default), auto (where the program is busy between "
+                          "launches), always (ACS_RELAY)")
     if python_mode:
         run.add_argument("-m", dest="module", metavar="MODULE", help="run a module, as python -m does")
         run.add_argument("program", nargs=argparse.REMAINDER, metavar="script.py args")
@@ -92,7 +96,8 @@ def _run(args, python_mode, command):
     try:
         lib, _ = _library.find(args.lib, command)
         env = _environment.environment(lib, window=args.window, streams=args.streams, stats=args.stats,
-                                       stats_file=args.stats_file, trace=args.trace, infer=args.infer)
+                                       stats_file=args.stats_file, trace=args.trace, infer=args.infer,
+                                       relay=args.relay)
     except (_library.LibraryNotFound, _environment.UsageError) as e:
         return _fail(str(e))
     sys.stdout.flush()

@@ -74,6 +74,7 @@ class Run(unittest.TestCase):
             (["--streams", "4"], {"ACS_STREAMS": "4"}),
             (["--stats"], {"ACS_STATS": "1"}),
             (["--infer", "const"], {"ACS_INFER": "const"}),
+            (["--relay", "auto"], {"ACS_RELAY": "auto"}),
             (["--trace", "t.json"], {"ACS_TRACE": os.path.join(os.getcwd(), "t.json")}),
             (["--stats-file", "s.txt"], {"ACS_STATS_FILE": os.path.join(os.getcwd(), "s.txt")}),
             ([], {}),
@@ -92,7 +93,7 @@ class Run(unittest.TestCase):
 
     def test_bad_values_are_refused(self):
         for flags, words in ((["--window", "0"], "--window"), (["--streams", "x"], "--streams"),
-                             (["--infer", "all"], "--infer")):
+                             (["--infer", "all"], "--infer"), (["--relay", "1"], "--relay")):
             with self.subTest(flags=flags):
                 r = acs("run", "--lib", LIB, *flags, "--", "true")
                 self.assertEqual(r.returncode, 2)
