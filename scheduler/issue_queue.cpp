@@ -269,11 +269,6 @@ backend_status issue_queue::relay(const void* detached, stream_handle stream) {
   return 0;
 }
 
-bool issue_queue::relay_pending() const noexcept {
-  const std::uint64_t until = relayed_until_.load(std::memory_order_acquire);
-  return until != 0 && lanes_[0]->issued.load(std::memory_order_acquire) < until;
-}
-
 void issue_queue::settle_relayed() noexcept {
   const std::uint64_t until = relayed_until_.load(std::memory_order_acquire);
   if (until == 0 || lanes_[0]->issued.load(std::memory_order_acquire) >= until) return;

@@ -111,8 +111,6 @@ class issue_queue final : public backend {
   backend_status relay(const void* detached, stream_handle stream);
   // Returns once every launch relayed before the call was issued. Any thread.
   void settle_relayed() noexcept;
-  // Whether some relayed launch was not issued yet (one load, then another if so).
-  bool relay_pending() const noexcept;
 
   // Returns once everything queued before the call was issued. Any thread.
   void drain() noexcept;

@@ -24,6 +24,7 @@ struct call {
 class slow_backend final : public backend {
  public:
   std::chrono::microseconds latency{200};
+  std::chrono::microseconds relayed_latency{0};  // a relayed launch (on an application stream)
   backend_status fail_record = 0, fail_wait = 0, fail_detached = 0;
   int pending_queries = 0;  // queries answer `pending` this many times
 
@@ -70,6 +71,7 @@ class slow_backend final : public backend {
   backend_status launch_detached(const void* kernel, stream_handle s) override {
     const std::unique_ptr<const int> k(static_cast<const int*>(kernel));
     slow(s);
+    if (s <= 100 || s >= 200) std::this_thread::sleep_for(relayed_latency);  // an application stream's
     note("launch", *k, s);
     return fail_detached;
   }
@@ -193,6 +195,62 @@ TEST(issue_queue, a_lane_waits_for_another_lanes_record_of_the_event_it_waits_on
   EXPECT_LT(record, wait);
   EXPECT_LT(wait, index_of(calls, "launch", 2, p1));
   EXPECT_NE(calls[record].thread, calls[wait].thread);
+}
+
+// [relay] Launches relayed for application streams (ACS_RELAY) are issued by lane 0's thread, in
+// the order they were relayed, whatever their stream; a call the caller makes on an application
+// stream (a record, a launch it cannot detach), and settle_relayed, come after every launch
+// relayed before them, however slow those are.
+TEST(issue_queue, relayed_launches_are_issued_in_order_before_the_callers_own_calls) {
+  slow_backend gpu;
+  gpu.relayed_latency = std::chrono::microseconds(500);
+  issue_queue q(gpu, 2, 1024, false);
+  event_handle e = 0;
+  ASSERT_EQ(q.create_event(&e), 0);
+  constexpr stream_handle other_app_stream = 9;
+  const int k0 = 0, k2 = 2, k4 = 4, k6 = 6, k8 = 8, odd = 1;
+  for (const int* k : {&k0, &k2, &k4}) ASSERT_EQ(q.relay(q.detach(k), app_stream), 0);
+  ASSERT_EQ(q.relay(q.detach(&k6), other_app_stream), 0);
+  ASSERT_EQ(q.record_event(e, app_stream), 0);  // made at once, after all four
+  std::vector<call> calls = gpu.calls();
+  const std::size_t record = index_of(calls, "record", e, app_stream);
+  ASSERT_LT(record, calls.size());
+  std::thread::id lane;
+  std::vector<std::string> before;
+  for (std::size_t i = 0; i < record; ++i) {
+    if (calls[i].what == "started" && lane == std::thread::id{}) lane = calls[i].thread;
+    if (calls[i].what != "launch") continue;
+    before.push_back(std::to_string(calls[i].a) + "@" + std::to_string(calls[i].b));
+    EXPECT_NE(calls[i].thread, std::this_thread::get_id()) << "a relayed launch made by the caller";
+  }
+  EXPECT_EQ(before, (std::vector<std::string>{"0@7", "2@7", "4@7", "6@9"}));
+  EXPECT_EQ(calls[record].thread, std::this_thread::get_id());
+  // A launch it cannot detach is made at once, after the relayed ones; so is settle_relayed.
+  ASSERT_EQ(q.relay(q.detach(&k8), app_stream), 0);
+  ASSERT_EQ(q.launch(&odd, app_stream), 0);
+  calls = gpu.calls();
+  EXPECT_LT(index_of(calls, "launch", 8, app_stream), index_of(calls, "launch", 1, app_stream));
+  ASSERT_EQ(q.relay(q.detach(&k0), other_app_stream), 0);
+  q.settle_relayed();
+  EXPECT_LT(index_of(gpu.calls(), "launch", 0, other_app_stream), gpu.calls().size());
+  EXPECT_EQ(q.stats().relayed, 6u);
+  EXPECT_EQ(q.stats().relayed_here, 0u);
+}
+
+// With issue_when_asleep (the default), a relayed launch that finds lane 0 asleep with nothing
+// queued is made at once by the caller, which wakes the lane for the launches that follow.
+TEST(issue_queue, a_relayed_launch_finding_the_lane_asleep_is_made_by_the_caller) {
+  slow_backend gpu;
+  issue_queue q(gpu, 1, 1024, true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // past the lane's spin: asleep
+  const int k0 = 0;
+  ASSERT_EQ(q.relay(q.detach(&k0), app_stream), 0);
+  const std::vector<call> calls = gpu.calls();
+  const std::size_t launch = index_of(calls, "launch", 0, app_stream);
+  ASSERT_LT(launch, calls.size()) << "made at once: it must be there already";
+  EXPECT_EQ(calls[launch].thread, std::this_thread::get_id());
+  EXPECT_EQ(q.stats().relayed_here, 1u);
+  EXPECT_EQ(q.stats().relayed, 0u);
 }
 
 TEST(issue_queue, a_launch_it_cannot_detach_is_issued_at_once_after_the_queue) {
