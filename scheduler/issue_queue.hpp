@@ -148,13 +148,15 @@ class issue_queue final : public backend {
   };
 
   // One issuing thread and its ring, in FIFO order.
+  // The caller writes `queued`, the lane's thread `issued` and its parking: each on a cache line of
+  // its own, so that neither write takes the line the other side reads next away from it.
   struct lane {
     explicit lane(unsigned capacity) : ring(capacity) {}
     std::vector<command> ring;
-    std::atomic<std::uint64_t> queued{0};
-    std::atomic<std::uint64_t> issued{0};
+    alignas(64) std::atomic<std::uint64_t> queued{0};
+    alignas(64) std::atomic<std::uint64_t> issued{0};
     // Its thread, until something is queued: it spins for the next launch of a burst.
-    parking worker{std::chrono::microseconds(200)};
+    alignas(64) parking worker{std::chrono::microseconds(200)};
     std::thread thread;
   };
   struct last_use {

@@ -2,8 +2,9 @@
 # What ACS_RELAY gains and costs on a framework-shaped loop: the program runs W µs of its own host
 # work before each launch of a dependent chain. Natively, under acs (the stream stepped aside: its
 # launches go straight to the driver) and under ACS_RELAY=auto (acs's issuing thread makes them),
-# ROUNDS interleaved processes each (default 5): the median µs per iteration, and native / mode
-# (x > 1: faster than native). Two variants:
+# ROUNDS interleaved processes each (default 5): the median µs per iteration, native / mode
+# (x > 1: faster than native), and the µs the program's thread spends inside one launch call,
+# natively and relayed. Two variants:
 #   fake  benchmarks/cpu/launch_relay_fake.cpp on the fake driver, whose launch call takes
 #         LAUNCH_NS (default 3000, a real launch's 2-5 µs): no GPU needed
 #   gpu   benchmarks/overhead/launch_relay.cu on the GPU (a tiny kernel); its outputs' checksums
@@ -38,9 +39,10 @@ for variant in ${VARIANTS:-fake gpu}; do
     continue
   fi
   echo "$variant ($what): $rounds interleaved processes per mode; CPUs: $(nproc)"
-  printf '%-8s %10s %10s %10s %9s %9s\n' host_us native_us acs_us relay_us acs_x relay_x
+  printf '%-8s %10s %10s %10s %9s %9s %12s %12s\n' host_us native_us acs_us relay_us acs_x relay_x \
+    native_call_us relay_call_us
   for w in ${HOST_US:-0 1 2 5 10 20}; do
-    declare -A got=() sums=()
+    declare -A got=() call=() sums=()
     for ((r = 0; r < rounds; r++)); do
       for mode in native acs relay; do
         case $mode in
@@ -49,6 +51,7 @@ for variant in ${VARIANTS:-fake gpu}; do
           relay) out=$(env "${env[@]}" LD_PRELOAD="$lib" ACS_RELAY=auto "$bin" --host-us "$w") ;;
         esac
         got[$mode]+="$(sed -n 's/.*iteration_us=\([0-9.]*\).*/\1/p' <<<"$out") "
+        call[$mode]+="$(sed -n 's/.*launch_us=\([0-9.]*\).*/\1/p' <<<"$out") "
         sum=$(sed -n 's/.*checksum=\([0-9a-f]*\).*/\1/p' <<<"$out")
         [[ -z $sum ]] || sums[$sum]=1  # the fake's kernels compute nothing: no checksum
       done
@@ -57,8 +60,10 @@ for variant in ${VARIANTS:-fake gpu}; do
     n=$(tr ' ' '\n' <<<"${got[native]}" | grep . | median)
     a=$(tr ' ' '\n' <<<"${got[acs]}" | grep . | median)
     y=$(tr ' ' '\n' <<<"${got[relay]}" | grep . | median)
-    awk -v w="$w" -v n="$n" -v a="$a" -v y="$y" \
-      'BEGIN { printf "%-8s %10.3f %10.3f %10.3f %8.2fx %8.2fx\n", w, n, a, y, n / a, n / y }'
-    unset got sums
+    nc=$(tr ' ' '\n' <<<"${call[native]}" | grep . | median)
+    yc=$(tr ' ' '\n' <<<"${call[relay]}" | grep . | median)
+    awk -v w="$w" -v n="$n" -v a="$a" -v y="$y" -v nc="$nc" -v yc="$yc" \
+      'BEGIN { printf "%-8s %10.3f %10.3f %10.3f %8.2fx %8.2fx %12.3f %12.3f\n", w, n, a, y, n / a, n / y, nc, yc }'
+    unset got call sums
   done
 done

@@ -4,8 +4,9 @@
 // (a real launch: 2-5 µs). Natively an iteration takes W + the launch. Under ACS_RELAY=1 the
 // launch is copied and made by acs's issuing thread, so the program's thread goes on with its next
 // W µs meanwhile: an iteration takes the longer of W + acs's hand-off and the launch + the
-// issuing thread's share (docs/design.md, "The relay"). Prints "host_us=W iteration_us=X": the
-// median over R reps of N iterations each, a stream sync after each rep.
+// issuing thread's share (docs/design.md, "The relay"). Prints "host_us=W iteration_us=X
+// launch_us=Y": the medians over R reps of N iterations each (a stream sync after each rep) of the
+// time per iteration and of the time spent inside the launch call.
 // scripts/relay_overlap.sh runs it natively, under acs and under ACS_RELAY=1, interleaved.
 //
 //   acs_launch_relay_fake [--host-us W] [--iterations N] [--reps R]
@@ -59,19 +60,25 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 300; ++i)
     if (!ok(launch(), "a launch")) return 1;
   if (!ok(cuStreamSynchronize(stream), "cuStreamSynchronize")) return 1;
-  std::vector<double> per_iteration;
+  std::vector<double> per_iteration, in_launch;
   for (int r = 0; r < reps; ++r) {
     fake_cuda_reset();
+    std::chrono::nanoseconds launching{0};
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < iterations; ++i) {
       host_work(host_us);
+      const auto before = std::chrono::steady_clock::now();
       if (!ok(launch(), "a launch")) return 1;
+      launching += std::chrono::steady_clock::now() - before;
     }
     if (!ok(cuStreamSynchronize(stream), "cuStreamSynchronize")) return 1;
     const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
     per_iteration.push_back(took.count() / iterations);
+    in_launch.push_back(std::chrono::duration<double, std::micro>(launching).count() / iterations);
   }
   std::sort(per_iteration.begin(), per_iteration.end());
-  std::printf("host_us=%g iteration_us=%.3f\n", host_us, per_iteration[per_iteration.size() / 2]);
+  std::sort(in_launch.begin(), in_launch.end());
+  std::printf("host_us=%g iteration_us=%.3f launch_us=%.3f\n", host_us, per_iteration[per_iteration.size() / 2],
+              in_launch[in_launch.size() / 2]);
   return 0;
 }

@@ -2,8 +2,9 @@
 // benchmarks/cpu/launch_relay_fake.cpp. Each iteration runs W µs of the program's own host work
 // (eager PyTorch's operator dispatch: 5-20 µs), then launches a tiny kernel of a dependent chain
 // (it reads and writes one buffer): the GPU keeps up, so the host's time is the program's. R reps
-// of N iterations, a stream sync after each; prints "host_us=W iteration_us=X" (the median µs per
-// iteration) and the buffer's checksum, which must not depend on how the launches were made.
+// of N iterations, a stream sync after each; prints "host_us=W iteration_us=X launch_us=Y" (the
+// medians of the µs per iteration and of the µs inside the launch call) and the buffer's
+// checksum, which must not depend on how the launches were made.
 // scripts/relay_overlap.sh runs it natively, under acs and under ACS_RELAY=auto, interleaved.
 //
 //   launch_relay [--host-us W] [--iterations N] [--reps R]
@@ -51,16 +52,20 @@ int main(int argc, char** argv) {
     step<<<1, 32, 0, s>>>(x, static_cast<unsigned>(i));
   }
   CHECK(cudaStreamSynchronize(s));
-  std::vector<double> per_iteration;
+  std::vector<double> per_iteration, in_launch;
   for (int r = 0; r < reps; ++r) {
+    std::chrono::nanoseconds launching{0};
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < iterations; ++i) {
       host_work(host_us);
+      const auto before = std::chrono::steady_clock::now();
       step<<<1, 32, 0, s>>>(x, static_cast<unsigned>(i));
+      launching += std::chrono::steady_clock::now() - before;
     }
     CHECK(cudaStreamSynchronize(s));
     const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
     per_iteration.push_back(took.count() / iterations);
+    in_launch.push_back(std::chrono::duration<double, std::micro>(launching).count() / iterations);
   }
   CHECK(cudaGetLastError());
   unsigned h[32];
@@ -68,6 +73,8 @@ int main(int argc, char** argv) {
   unsigned sum = 0;
   for (unsigned v : h) sum = sum * 31u + v;
   std::sort(per_iteration.begin(), per_iteration.end());
-  std::printf("host_us=%g iteration_us=%.3f checksum=%08x\n", host_us, per_iteration[per_iteration.size() / 2], sum);
+  std::sort(in_launch.begin(), in_launch.end());
+  std::printf("host_us=%g iteration_us=%.3f launch_us=%.3f checksum=%08x\n", host_us,
+              per_iteration[per_iteration.size() / 2], in_launch[in_launch.size() / 2], sum);
   return 0;
 }
