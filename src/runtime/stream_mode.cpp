@@ -4,6 +4,7 @@
 
 #include "src/support/config.hpp"
 #include "src/support/log.hpp"
+#include "src/support/process.hpp"
 #include "src/support/hot_path.hpp"
 
 namespace acs {
@@ -31,7 +32,12 @@ stream_mode_policy stream_mode_policy::from_settings() noexcept {
   p.need_backlog = settings().probe_backlog;
   p.launch_bound_counts = settings().graph && !settings().graph_pool;  // launch segments
   p.first_probe_after = settings().first_probe;
-  p.relay = settings().relays();
+  // The relay's thread needs a CPU of its own: with one, it would take the program's.
+  p.relay = settings().relays() && process::usable_cpus() >= 2;
+  if (settings().relays() && !p.relay)
+    log::print_once(log_level::info, "relay:one_cpu",
+                    "ACS_RELAY is off: this process may run on one CPU only, which acs's thread would take "
+                    "from the program");
   p.relay_always = p.relay && settings().relay == relay_mode::always;
   return p;
 }

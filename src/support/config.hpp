@@ -40,8 +40,9 @@
 //                    the driver's launch call (docs/design.md, "The relay"). auto: where the stream's
 //                    probe finds the program busy between its launches (half of the gaps 1-150 µs;
 //                    a tight launch loop only waits for the thread); always: every stepped-aside
-//                    stream, from its first launch aside. Needs ACS_STEP_ASIDE=1 and ACS_ISSUE=thread,
-//                    not with ACS_TRACE or ACS_GRAPH_ASIDE; default off: not yet run on a GPU
+//                    stream, from its first launch aside. Needs ACS_STEP_ASIDE=1, ACS_ISSUE=thread and
+//                    two CPUs in the process's affinity mask; not with ACS_TRACE or ACS_GRAPH_ASIDE;
+//                    default off: not yet run on a GPU
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),

@@ -5,6 +5,7 @@
 //  * whether this is a child forked after that (rule 13): acs's threads and locks stayed in the
 //    parent, so the child passes every call straight through and does no work at exit. (A child
 //    forked before the program used CUDA is a fresh process for acs.)
+// And, read once, how many CPUs it may use.
 #include <atomic>
 
 #include "src/support/hot_flags.hpp"
@@ -28,5 +29,9 @@ inline bool forked_child() noexcept { return detail::child.load(std::memory_orde
 
 /// @brief The pthread_atfork child handler's part: marks the child if CUDA was used before.
 void after_fork_in_child() noexcept;
+
+/// @brief How many CPUs the process may run on (its first caller's affinity mask, read once; 1 if
+/// it cannot be read): the relay's thread needs one besides the program's (ACS_RELAY).
+unsigned usable_cpus() noexcept;
 
 }  // namespace acs::process

@@ -4,7 +4,8 @@
 # "The relay"): fake_driver_app's launch_loop_busy_host (50 us of host work before each launch)
 # must have its launches relayed, and launch_loop (the same launches in a tight loop, where the
 # thread's hand-off would only slow them) must relay none. Both stay aside (the fake's streams are
-# idle, so no probe redirects them).
+# idle, so no probe redirects them). And a process that may run on one CPU only (taskset) relays
+# nothing: acs's thread would take that CPU from the program.
 program=$1 libacs=$2
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -33,3 +34,15 @@ for mode in launch_loop_busy_host launch_loop; do
     exit 1
   }
 done
+# One CPU: the same busy host, pinned to the first CPU it may use, relays nothing (a rule of the
+# process's affinity, not of timing: one attempt).
+if command -v taskset >/dev/null 2>&1; then
+  cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')
+  LD_PRELOAD=$libacs ACS_STATS=1 ACS_RELAY=auto taskset -c "$cpu" "$program" launch_loop_busy_host 2>"$log" ||
+    { cat "$log" >&2; echo "check_relay: launch_loop_busy_host failed on one CPU" >&2; exit 1; }
+  relayed=$(field relayed)
+  echo "check_relay: launch_loop_busy_host on CPU $cpu alone: relayed=$relayed"
+  [ "$relayed" = 0 ] || { echo "check_relay: a process on one CPU had its launches relayed" >&2; exit 1; }
+else
+  echo "check_relay: no taskset here: the one-CPU case is not checked"
+fi
