@@ -65,9 +65,13 @@ unsigned issue_queue::lane_of(stream_handle s) const noexcept {
 void issue_queue::enqueue(unsigned li, command c) {
   lane& l = *lanes_[li];
   const std::uint64_t n = l.queued.load(std::memory_order_relaxed);
-  if (n - l.issued.load(std::memory_order_acquire) >= l.ring.size()) {
-    waits_.fetch_add(1, std::memory_order_relaxed);
-    wait_issued(l, n - l.ring.size() + 1);
+  if (n - l.issued_seen >= l.ring.size()) {
+    l.issued_seen = l.issued.load(std::memory_order_acquire);
+    if (n - l.issued_seen >= l.ring.size()) {
+      waits_.fetch_add(1, std::memory_order_relaxed);
+      wait_issued(l, n - l.ring.size() + 1);
+      l.issued_seen = l.issued.load(std::memory_order_acquire);
+    }
   }
   if (c.event != 0) {
     const auto [it, first] = event_last_use_.try_emplace(c.event, last_use{li, n + 1});
@@ -165,8 +169,9 @@ backend_status issue_queue::create_event(event_handle* out) {
 // calls that may follow.
 bool issue_queue::issue_here(unsigned li) noexcept {
   lane& l = *lanes_[li];
-  if (!issue_when_asleep_ || l.queued.load(std::memory_order_seq_cst) != l.issued.load(std::memory_order_seq_cst) ||
-      !l.worker.asleep())
+  // Asleep first: its line is written only when the thread sleeps or wakes, `issued` after every call.
+  if (!issue_when_asleep_ || !l.worker.asleep() ||
+      l.queued.load(std::memory_order_seq_cst) != l.issued.load(std::memory_order_seq_cst))
     return false;
   l.worker.wake();
   return true;

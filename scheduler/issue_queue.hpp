@@ -121,7 +121,8 @@ class issue_queue final : public backend {
  private:
   enum class op : std::uint8_t { record, wait, launch, stop };
   static constexpr unsigned no_lane = ~0u;
-  struct command {
+  // A cache line each: the caller writes the next slot while the lane's thread reads this one.
+  struct alignas(64) command {
     op kind = op::launch;
     stream_handle stream = 0;
     event_handle event = 0;
@@ -154,6 +155,9 @@ class issue_queue final : public backend {
     explicit lane(unsigned capacity) : ring(capacity) {}
     std::vector<command> ring;
     alignas(64) std::atomic<std::uint64_t> queued{0};
+    // The caller's last reading of `issued` (a lower bound): enqueue reads `issued` itself, a
+    // line the lane's thread has just written, only when the ring looks full by this one.
+    std::uint64_t issued_seen = 0;
     alignas(64) std::atomic<std::uint64_t> issued{0};
     // Its thread, until something is queued: it spins for the next launch of a burst.
     alignas(64) parking worker{std::chrono::microseconds(200)};
