@@ -42,7 +42,7 @@
 //                    a tight launch loop only waits for the thread); always: every stepped-aside
 //                    stream, from its first launch aside. Needs ACS_STEP_ASIDE=1, ACS_ISSUE=thread and
 //                    two CPUs in the process's affinity mask; not with ACS_TRACE or ACS_GRAPH_ASIDE;
-//                    default off: not yet run on a GPU
+//                    default off: one small GPU run so far (docs/results/runs/2026-12-05-thirteenth/)
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
@@ -64,7 +64,7 @@
 //   ACS_PDL          pass|reorder: launches allowing programmatic dependent launch (XLA's) pass
 //                    straight through, or are scheduled like others and issued without the
 //                    attribute on pool streams (interpose/hooks_launch.hpp), default pass: reorder
-//                    is not yet run on a GPU
+//                    passes its GPU tests but gained nothing measurable on JAX
 //   ACS_CONNECTIONS  CUDA_DEVICE_MAX_CONNECTIONS acs sets when the program left it unset,
 //                    0..32, default 0: none set, CUDA's own 8 hardware queues stay (16 cost
 //                    ~200 ms at context creation on the H200)
