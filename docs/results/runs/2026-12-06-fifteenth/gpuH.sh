@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../../../.."
 R=$OUT/r; mkdir -p $R
 t0=$(date +%s)
 [ -f build-gpu/interpose/libacs.so ] || scripts/carry_build.sh unpack .carry/build-gpu.tgz > $R/unpack.log 2>&1
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; command -v perf py-spy nsys ncu; ls /usr/local/cuda/bin 2>/dev/null | tr "\n" " "; echo
 timeout 235 ctest --test-dir build-gpu -L "preload|gpu" -E "gpu\.bench|preload\.exports|preload\.hook_table" -j 14 --timeout 100 --output-on-failure > $R/suite.txt 2>&1
 echo "suite rc=$? at $(( $(date +%s)-t0 )) s"; grep -E "tests passed|FAILED|Failed|\*\*\*Timeout|Not Run" $R/suite.txt | head -20
 left=$(( T - ($(date +%s)-t0) ))
