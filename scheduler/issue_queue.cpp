@@ -93,6 +93,7 @@ void issue_queue::wait_issued(const lane& l, std::uint64_t count) noexcept {
 }
 
 void issue_queue::drain() noexcept {
+  if (relayed_pending()) relay_waits_.fetch_add(1, std::memory_order_relaxed);
   for (const auto& l : lanes_) wait_issued(*l, l->queued.load(std::memory_order_acquire));
 }
 
@@ -274,10 +275,16 @@ backend_status issue_queue::relay(const void* detached, stream_handle stream) {
   return 0;
 }
 
+bool issue_queue::relayed_pending() const noexcept {
+  const std::uint64_t until = relayed_until_.load(std::memory_order_acquire);
+  return until != 0 && lanes_[0]->issued.load(std::memory_order_acquire) < until;
+}
+
 void issue_queue::settle_relayed() noexcept {
   const std::uint64_t until = relayed_until_.load(std::memory_order_acquire);
   if (until == 0 || lanes_[0]->issued.load(std::memory_order_acquire) >= until) return;
   waits_.fetch_add(1, std::memory_order_relaxed);
+  relay_waits_.fetch_add(1, std::memory_order_relaxed);
   wait_issued(*lanes_[0], until);
 }
 
@@ -286,6 +293,7 @@ issue_queue_stats issue_queue::stats() const noexcept {
           relayed_here_.load(std::memory_order_relaxed),
           inline_launches_.load(std::memory_order_relaxed),
           waits_.load(std::memory_order_relaxed),
+          relay_waits_.load(std::memory_order_relaxed),
           failures_.load(std::memory_order_relaxed)};
 }
 

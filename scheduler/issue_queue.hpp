@@ -64,6 +64,7 @@ struct issue_queue_stats {
   std::uint64_t relayed_here = 0;    // relay() calls made at once by the caller (lane 0 asleep)
   std::uint64_t inline_launches = 0; // launches issued at once (first of their kind...)
   std::uint64_t waits = 0;           // calls that had to wait for a lane
+  std::uint64_t relay_waits = 0;     // calls that found a relayed launch not yet issued, and waited
   std::uint64_t failures = 0;        // queued calls that failed
 };
 
@@ -111,6 +112,11 @@ class issue_queue final : public backend {
   backend_status relay(const void* detached, stream_handle stream);
   // Returns once every launch relayed before the call was issued. Any thread.
   void settle_relayed() noexcept;
+  // Relayed launches so far, and calls (settle_relayed, drain) that found one of them not yet
+  // issued and waited for it: where the program waits for most of them, the relay hides none of
+  // the launch's time and adds its hand-off (stream_mode.hpp). Any thread; two relaxed loads.
+  std::uint64_t relayed_so_far() const noexcept { return relayed_.load(std::memory_order_relaxed); }
+  std::uint64_t relay_waits_so_far() const noexcept { return relay_waits_.load(std::memory_order_relaxed); }
 
   // Returns once everything queued before the call was issued. Any thread.
   void drain() noexcept;
@@ -191,7 +197,9 @@ class issue_queue final : public backend {
   // Lane 0's queued count after the last relayed launch: settle_relayed waits until it was issued.
   std::atomic<std::uint64_t> relayed_until_{0};
   // Atomic: under graph replay the idle flush makes calls beside the scheduler's stats().
-  std::atomic<std::uint64_t> inline_launches_{0}, waits_{0};
+  std::atomic<std::uint64_t> inline_launches_{0}, waits_{0}, relay_waits_{0};
+  // Whether a relayed launch is still queued (lane 0 has not issued relayed_until_ calls).
+  bool relayed_pending() const noexcept;
 };
 
 }  // namespace acs

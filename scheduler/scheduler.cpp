@@ -552,6 +552,7 @@ scheduler_stats scheduler::stats() const {
     s.deferred = q.deferred;
     s.relayed = q.relayed;
     s.relay_in_place += q.relayed_here;
+    s.relay_waits = q.relay_waits;
     s.issue_waits = q.waits;
     s.deferred_failures = q.failures;
   }

@@ -62,6 +62,7 @@ struct scheduler_config {
   _(deferred_failures, deferred_failures, "calls of the issuing thread that failed")                       \
   _(relayed, relayed, "stepped-aside streams' launches relayed to an issuing thread (ACS_RELAY)")          \
   _(relay_in_place, relay_in_place, "of those streams' launches under ACS_RELAY, those made at once")        \
+  _(relay_waits, relay_waits, "calls that waited for a relayed launch not yet made (ACS_RELAY)")            \
   _(graphs_built, graphs_built, "graph executables instantiated (graph_replay.hpp)")                       \
   _(graph_replays, graph_replays, "segments launched as a graph")                                           \
   _(graph_updates, graph_updates, "of those, through an executable updated in place")                       \

@@ -40,6 +40,7 @@ SECTIONS = [
         ("deferred_failures", "launches that failed there"),
         ("relayed", "stepped-aside launches relayed to them (ACS_RELAY)"),
         ("relay_in_place", "stepped-aside launches made at once under ACS_RELAY"),
+        ("relay_waits", "calls that waited for a relayed launch not yet made"),
     ]),
     ("Graph replay (ACS_GRAPH=auto|pool)", [
         ("graphs_built", "graph executables instantiated"),

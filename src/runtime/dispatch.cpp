@@ -190,6 +190,14 @@ ACS_HOT int issue_directly(pending_launch& launch, const launch_request& r, pass
   return launch.status;
 }
 
+// What the relay is judged by (stream_mode_policy::relay_waits_per): the device's relayed launches
+// and the program's waits for them so far. Two relaxed loads.
+relay_record relay_record_of(const device_runtime* rt) noexcept {
+  if (rt == nullptr) return {};
+  const scheduler::relay_tally c = rt->sched.relay_counts();
+  return {c.relayed, c.waited};
+}
+
 // A launch of a stream acs stepped aside from goes straight to it. Only while other streams are
 // redirected is it work issued directly on a stream, with its join and fork (rule 2).
 ACS_HOT int launch_aside(pending_launch& launch, const launch_request& r) noexcept {
@@ -219,7 +227,11 @@ ACS_HOT int launch_aside(pending_launch& launch, launch_request& r, const driver
   if (rt == nullptr || is_broken(*rt)) return launch_aside(launch, r);
   launch_passed_through();
   note_reason(pass_reason::no_parallelism);
-  return replay ? rt->sched.launch_in_order(t.stream, &launch) : rt->sched.relay(t.stream, &launch);
+  if (replay) return rt->sched.launch_in_order(t.stream, &launch);
+  const int status = rt->sched.relay(t.stream, &launch);
+  // A relay the program keeps waiting for stops here, not only at the next probe's end.
+  if (t.mode->relay_check_due() && t.mode->relay_judged(relay_record_of(rt))) relay_switched(true, false, t);
+  return status;
 }
 
 // Whether a probed launch finds its stream with work pending (stream_mode.hpp, ACS_PROBE_BACKLOG):
@@ -334,7 +346,8 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     if (probe_entry != 0) mode.probe_began(probe_entry);
     const bool relaying = probe && mode.relaying();  // the probe may start or stop the relay
     if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t, footprint.access),
-                                           /*may_relay=*/!t.stream.thread_relative))) {
+                                           /*may_relay=*/!t.stream.thread_relative,
+                                           relay_record_of(t.context->runtime.load(std::memory_order_acquire))))) {
       relay_switched(relaying, mode.relaying(), t);
       if (!settled) {
         // A provisional footprint says nothing about parallelism. Its kernel's layout is being

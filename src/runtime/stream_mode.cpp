@@ -124,7 +124,7 @@ bool stream_mode::independent_of_previous(const access_set& footprint) noexcept 
   return has_previous_ && !conflicts(previous_, footprint);
 }
 
-bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may_relay) {
+bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may_relay, relay_record relay) {
   probe_outcome outcome;
   {
     lock_guard lock(locked_);
@@ -151,12 +151,8 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may
       probe_left_ = 0;
       probe_gap_ = std::max<std::uint64_t>(probe_gap_, std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap));
       until_probe_ = probe_gap_;
-      // The relay: decided anew at each probe's end; a probe that timed no gap changes nothing.
-      if (!policy_.relay || !may_relay)
-        relaying_.store(false, std::memory_order_release);
-      else if (policy_.relay_always || relay_gaps_ != 0)
-        relaying_.store(policy_.relay_always || 2 * relay_long_gaps_ >= relay_gaps_, std::memory_order_release);
       outcome = {true, false, probe_found_, probe_needed_, probe_independent_, probe_busy_, probe_gap_};
+      relaying_.store(relay_verdict(may_relay, relay), std::memory_order_release);
       outcome.relay_gaps = relay_gaps_;
       outcome.relay_long_gaps = relay_long_gaps_;
       outcome.relaying = relaying_.load(std::memory_order_relaxed);
@@ -178,6 +174,47 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may
                                               outcome.relaying ? "relayed" : "made on the program's thread"));
   }
   return outcome.redirects;
+}
+
+bool stream_mode::relay_verdict(bool may_relay, relay_record now) noexcept {
+  if (!policy_.relay || !may_relay) return false;
+  if (policy_.relay_always) return true;
+  const bool was = relaying_.load(std::memory_order_relaxed);
+  if (relay_deaf_ > 0) {
+    --relay_deaf_;
+    return false;
+  }
+  // Decided anew by the gaps; a probe that timed none changes nothing.
+  if (relay_gaps_ == 0) return was;
+  const bool relays = 2 * relay_long_gaps_ >= relay_gaps_;
+  if (relays && !was) {
+    relay_mark_ = now;
+    relay_countdown_ = std::max(policy_.relay_checked_after, 1u);
+  }
+  return relays;
+}
+
+bool stream_mode::relay_judged(relay_record now) noexcept {
+  std::uint64_t relayed = 0, waited = 0;
+  unsigned backoff = 0;
+  {
+    lock_guard lock(locked_);
+    if (!relaying_.load(std::memory_order_relaxed)) return false;
+    relayed = now.relayed - relay_mark_.relayed;
+    waited = now.waited - relay_mark_.waited;
+    relay_mark_ = now;
+    if (waited * policy_.relay_waits_per < relayed) {
+      relay_countdown_ = std::max(policy_.relay_checked_after, 1u);
+      return false;
+    }
+    relay_backoff_ = std::min(std::max(relay_backoff_ * 2, 1u), std::max(policy_.max_relay_backoff, 1u));
+    relay_deaf_ = backoff = relay_backoff_;
+    relaying_.store(false, std::memory_order_release);
+  }
+  log::debug("stream {}: the program waited for {} of the device's last {} relayed launches: its launches are made "
+             "on the program's thread, the next {} probes not heard on the relay",
+             fmt::ptr(this), waited, relayed, backoff);
+  return true;
 }
 
 bool stream_mode::redirected(const access_set& footprint) {
@@ -213,6 +250,8 @@ void stream_mode::start() noexcept {
   probe_pauses_ = 0;
   probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;
   relay_gaps_ = relay_long_gaps_ = 0;
+  relay_mark_ = {};
+  relay_backoff_ = relay_deaf_ = relay_countdown_ = 0;
   // ACS_RELAY=always: a stream that starts aside is relayed from its first launch.
   relaying_.store(policy_.relay_always && policy_.start_aside, std::memory_order_release);
   redirected_launches_ = 0;

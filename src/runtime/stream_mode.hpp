@@ -106,13 +106,31 @@ struct stream_mode_policy {
   // a CPU spinning for nothing, for a launch call that is a percent of the gap.
   // `relay_always`: whatever the gaps, and from the stream's first launch aside (a new stream that
   // starts aside, or one that steps aside), not only from a probe's end.
+  // And a relaying stream keeps relaying only where it pays. The gaps time the program up to its
+  // next launch, but a copy, sync or query in between makes it wait until the relayed launch was
+  // issued (every call on a stream settles the relay): an iterative solver's launch, read-back and
+  // sync gains nothing and pays the hand-off (jacobiCudaGraphs ran at x0.81 of native relayed). So
+  // after every `relay_checked_after` launches the stream relays, where the program waited for a
+  // relayed launch not yet made at least once per `relay_waits_per` launches relayed on the device
+  // meanwhile (eager PyTorch: once per 56), the stream stops relaying, and its gaps are not heard
+  // at the next probes' ends: 1, doubling with each such verdict up to `max_relay_backoff` (probes
+  // end 256-1024 launches apart).
   bool relay = false;
   bool relay_always = false;
   std::uint64_t relay_gap_ns = 1000;
   std::uint64_t relay_gap_max_ns = 150000;
+  unsigned relay_checked_after = 64;
+  unsigned relay_waits_per = 4;
+  unsigned max_relay_backoff = 64;
 
   /// @brief The runtime's policy: these defaults, and where streams start from ACS_START_ASIDE.
   static stream_mode_policy from_settings() noexcept;
+};
+
+// The relay's record on the stream's device so far (scheduler::relay_counts): launches relayed,
+// and calls of the program that had to wait for one not yet made.
+struct relay_record {
+  std::uint64_t relayed = 0, waited = 0;
 };
 
 class alignas(64) stream_mode {
@@ -150,8 +168,8 @@ class alignas(64) stream_mode {
   /// again, from this launch on; the mode is then `redirect` already.
   /// A probe that ends without redirecting decides whether the stream is relayed from then on
   /// (relaying; never where `may_relay` is false: a thread-relative stream, which only its own
-  /// thread may issue on).
-  bool probed(const access_set& footprint, bool stream_busy = true, bool may_relay = true);
+  /// thread may issue on), and, while relaying, whether it paid (`relay`: the device's record now).
+  bool probed(const access_set& footprint, bool stream_busy = true, bool may_relay = true, relay_record relay = {});
 
   /// @brief A probed launch's footprint was not settled (its kernel's layout is being read): it
   /// counts for nothing, and the burst pauses for the policy's unsettled_pause launches (those
@@ -167,6 +185,15 @@ class alignas(64) stream_mode {
   /// @brief Whether probed launches are to be timed (probe_began, probe_ended): the policy asks
   /// for a backlog and lets a launch-bound host count instead, or decides on the relay by the gaps.
   bool times_probes() const noexcept { return (policy_.need_backlog && policy_.launch_bound_counts) || policy_.relay; }
+
+  /// @brief A launch of the stream was relayed (under hold_launches): whether the relay is due to be
+  /// judged (every relay_checked_after of them; never with relay_always). Then relay_judged.
+  bool relay_check_due() noexcept {
+    return !policy_.relay_always && relay_countdown_ != 0 && --relay_countdown_ == 0;
+  }
+  /// @brief Judges the relay by the device's record now (stream_mode_policy::relay_waits_per):
+  /// returns true where the stream stops relaying, from its next launch on.
+  bool relay_judged(relay_record now) noexcept;
 
   /// @brief Whether the stream's launches are relayed to an issuing thread (ACS_RELAY), as decided
   /// at the end of its last probe (probed), or from the start with relay_always: one acquire load.
@@ -220,6 +247,8 @@ class alignas(64) stream_mode {
     unsigned relay_gaps = 0, relay_long_gaps = 0;
     bool relaying = false;
   };
+  // ACS_RELAY at a probe's end (under locked_): whether the stream relays from now on.
+  bool relay_verdict(bool may_relay, relay_record now) noexcept;
   // Whether `footprint` conflicts with the previous footprint seen, which it then replaces.
   bool conflicts_with_previous(const access_set& footprint);
   bool launch_bound_locked() const noexcept;
@@ -252,6 +281,10 @@ class alignas(64) stream_mode {
   std::uint64_t last_inside_ns_ = 0;  // the previous probed launch's time in the hook
   std::uint64_t gap_ns_ = 0;          // from its return to this launch's entry
   unsigned relay_gaps_ = 0, relay_long_gaps_ = 0;  // the current probe's timed gaps; those in the relay's range
+  relay_record relay_mark_;      // relaying: the device's record when the relay began or last paid
+  unsigned relay_backoff_ = 0;   // probes without the relay after the last one that did not pay
+  unsigned relay_deaf_ = 0;      // probes left whose gaps are not heard
+  unsigned relay_countdown_ = 0;  // relaying: relayed launches until it is judged (under launches_)
   std::uint64_t redirected_launches_ = 0;  // redirect: launches since the stream was redirected
 };
 

@@ -171,8 +171,9 @@ std::string format_human(const summary& s) {
                        k.deferred, k.deferred_failures, k.issue_waits);
   if (k.relayed != 0 || k.relay_in_place != 0)
     out += fmt::format("[acs] stats: {} launches of stepped-aside streams relayed to acs's thread (ACS_RELAY), {} made "
-                       "at once (the first of their kind, or the thread asleep)\n",
-                       k.relayed, k.relay_in_place);
+                       "at once (the first of their kind, or the thread asleep); the program waited for one not yet "
+                       "made {} times\n",
+                       k.relayed, k.relay_in_place, k.relay_waits);
   if (s.per_device.size() > 1) {
     out += "[acs] stats: per device:";
     const char* between = " ";

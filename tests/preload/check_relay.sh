@@ -4,8 +4,12 @@
 # "The relay"): fake_driver_app's launch_loop_busy_host (50 us of host work before each launch)
 # must have its launches relayed, and launch_loop (the same launches in a tight loop, where the
 # thread's hand-off would only slow them) must relay none. Both stay aside (the fake's streams are
-# idle, so no probe redirects them). And a process that may run on one CPU only (taskset) relays
-# nothing: acs's thread would take that CPU from the program.
+# idle, so no probe redirects them). launch_sync_loop (host work, then a launch and a sync that
+# waits for it, as an iterative solver's read-back; 3 us launches) has busy gaps too, but the
+# program waits for nearly every relayed launch: the relay must stop (stream_mode_policy::
+# relay_waits_per), so that fewer than a quarter of its 4000 launches are relayed (4% with the
+# rule on this project's machine, 97% without it), and its waits must be counted. And a process that may run on one CPU only (taskset)
+# relays nothing: acs's thread would take that CPU from the program.
 program=$1 libacs=$2
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -14,22 +18,26 @@ field() { sed -n "s/.*acs-stats:.* $1=\([0-9]*\).*/\1/p" "$log"; }
 # so a loaded machine (the tight loop preempted between two probed launches) can mislead a probe:
 # each mode gets three attempts. Without the rule every attempt fails the same way.
 attempt() {  # mode
-  LD_PRELOAD=$libacs ACS_STATS=1 ACS_RELAY=auto "$program" "$1" 2>"$log" ||
+  launch_ns=
+  [ "$1" = launch_sync_loop ] && launch_ns=3000
+  LD_PRELOAD=$libacs ACS_STATS=1 ACS_RELAY=auto FAKE_CUDA_LAUNCH_NS=$launch_ns "$program" "$1" 2>"$log" ||
     { cat "$log" >&2; echo "check_relay: $1 failed under acs" >&2; exit 1; }
-  relayed=$(field relayed) dispatched=$(field dispatched)
+  relayed=$(field relayed) dispatched=$(field dispatched) waits=$(field relay_waits)
   [ -n "$relayed" ] || { cat "$log" >&2; echo "check_relay: $1: no acs-stats line" >&2; exit 1; }
-  echo "check_relay: $1: relayed=$relayed dispatched=$dispatched"
+  echo "check_relay: $1: relayed=$relayed relay_waits=$waits dispatched=$dispatched"
   case $1 in
     launch_loop) [ "$relayed" -eq 0 ] ;;
     launch_loop_busy_host) [ "$relayed" -gt 1000 ] ;;
+    launch_sync_loop) [ "$relayed" -gt 0 ] && [ "$relayed" -lt 1000 ] && [ "$waits" -gt 0 ] ;;
   esac
 }
-for mode in launch_loop_busy_host launch_loop; do
+for mode in launch_loop_busy_host launch_loop launch_sync_loop; do
   env -u LD_PRELOAD "$program" "$mode" || { echo "check_relay: $mode failed without acs" >&2; exit 1; }
   attempt "$mode" || attempt "$mode" || attempt "$mode" || {
     case $mode in
       launch_loop) echo "check_relay: a tight launch loop's launches were relayed (3 attempts)" >&2 ;;
       launch_loop_busy_host) echo "check_relay: a program busy between its launches had none relayed (3 attempts)" >&2 ;;
+      launch_sync_loop) echo "check_relay: a program that waits for each relayed launch kept relaying, or relayed none (3 attempts)" >&2 ;;
     esac
     exit 1
   }

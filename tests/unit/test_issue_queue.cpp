@@ -237,6 +237,28 @@ TEST(issue_queue, relayed_launches_are_issued_in_order_before_the_callers_own_ca
   EXPECT_EQ(q.stats().relayed_here, 0u);
 }
 
+// [relay] The record the relay is judged by (stream_mode_policy::relay_waits_per): a call that
+// finds a relayed launch not yet issued (settle_relayed, drain) counts one wait; one that finds
+// them all issued counts none.
+TEST(issue_queue, a_call_that_waits_for_a_relayed_launch_counts_a_relay_wait) {
+  slow_backend gpu;
+  gpu.relayed_latency = std::chrono::microseconds(20000);
+  issue_queue q(gpu, 1, 1024, false);
+  const int k0 = 0, k2 = 2;  // even: the backend detaches them
+  EXPECT_EQ(q.relay_waits_so_far(), 0u);
+  ASSERT_EQ(q.relay(q.detach(&k0), app_stream), 0);
+  q.settle_relayed();  // the launch takes 20 ms on the lane: this waits
+  EXPECT_EQ(q.relay_waits_so_far(), 1u);
+  q.settle_relayed();  // issued by now: no wait
+  q.drain();
+  EXPECT_EQ(q.relay_waits_so_far(), 1u);
+  ASSERT_EQ(q.relay(q.detach(&k2), app_stream), 0);
+  q.drain();  // a device-wide call behind a relayed launch waits too
+  EXPECT_EQ(q.relay_waits_so_far(), 2u);
+  EXPECT_EQ(q.relayed_so_far(), 2u);
+  EXPECT_EQ(q.stats().relay_waits, 2u);
+}
+
 // With issue_when_asleep (the default), a relayed launch that finds lane 0 asleep with nothing
 // queued is made at once by the caller, which wakes the lane for the launches that follow.
 TEST(issue_queue, a_relayed_launch_finding_the_lane_asleep_is_made_by_the_caller) {

@@ -214,8 +214,9 @@ TEST(stream_mode_policy, a_probes_timing_starts_afresh_with_each_burst) {
 // conflicts with the one before), each launch `inside` ns in the hook and `between` ns apart, the
 // gaps after the launches in `pauses` a second long; returns relaying() after each burst.
 namespace {
+// `device` (optional): the device's relay record, which the caller advances between bursts.
 std::vector<bool> relay_after_bursts(stream_mode& mode, const std::vector<std::uint64_t>& between, bool may_relay = true,
-                                     std::uint64_t inside = 3000) {
+                                     std::uint64_t inside = 3000, const relay_record* device = nullptr) {
   std::vector<bool> relaying;
   std::uint64_t clock = 1000;
   for (const std::uint64_t gap : between) {
@@ -224,7 +225,7 @@ std::vector<bool> relay_after_bursts(stream_mode& mode, const std::vector<std::u
     clock += 1000000;  // the burst's first gap is since the last burst: never timed
     for (bool more = true; more;) {
       if (mode.times_probes()) mode.probe_began(clock);
-      EXPECT_FALSE(mode.probed(writes_buffer(0x1000), false, may_relay));
+      EXPECT_FALSE(mode.probed(writes_buffer(0x1000), false, may_relay, device != nullptr ? *device : relay_record{}));
       if (mode.times_probes()) mode.probe_ended(clock += inside);
       clock += gap;
       more = mode.next_aside_launch() == stream_mode::aside_step::probe;
@@ -261,6 +262,61 @@ TEST(stream_mode_policy, a_probe_relays_a_stream_whose_program_is_busy_between_l
   const std::uint64_t most = relay_policy().relay_gap_max_ns;
   stream_mode sparse(relay_policy());
   EXPECT_EQ(relay_after_bursts(sparse, {most, most + 1, 12000}), (std::vector<bool>{true, false, true}));
+}
+
+// [relay] A relaying stream keeps relaying only where the program seldom waits for a relayed
+// launch not yet made (a copy, sync or query right after its launch settles the relay: an
+// iterative solver's read-back). Each burst below has the program busy between its launches (the
+// gaps say relay); between bursts, while it relays, the stream relays 256 launches (as the device
+// does) and the program waits `waits` times per 64 of them, evenly. Returns, per burst, whether
+// it relays after the burst, with '|' where a relayed launch stopped the relay.
+namespace {
+std::string relay_with_waits(const stream_mode_policy& p, std::uint64_t waits, unsigned bursts) {
+  stream_mode mode(p);
+  relay_record device;
+  std::string out;
+  for (unsigned i = 0; i < bursts; ++i) {
+    const bool relays = relay_after_bursts(mode, {12000}, true, 3000, &device).front();
+    out += relays ? 'R' : '-';
+    for (unsigned n = 0; relays && n < 256; ++n) {
+      device.relayed += 1;
+      if (n % 64 < waits) device.waited += 1;
+      if (mode.relay_check_due() && mode.relay_judged(device)) {
+        EXPECT_FALSE(mode.relaying());
+        out += '|';
+        break;
+      }
+    }
+  }
+  return out;
+}
+}  // namespace
+
+TEST(stream_mode_policy, a_relay_the_program_keeps_waiting_for_stops_and_backs_off) {
+  const stream_mode_policy p = relay_policy();
+  ASSERT_EQ(p.relay_waits_per, 4u);
+  ASSERT_EQ(p.relay_checked_after, 64u);
+  // A wait after most relayed launches (jacobiCudaGraphs: a launch, a read-back, a sync): stopped
+  // after 64 relayed launches; the gaps are not heard at the next probe's end, then relayed again,
+  // stopped again, not heard for 2, then 4.
+  EXPECT_EQ(relay_with_waits(p, 60, 12), "R|-R|--R|----R|-");
+  // At the threshold (one wait in four) it stops; just under it, it goes on.
+  EXPECT_EQ(relay_with_waits(p, 16, 3), "R|-R|");
+  EXPECT_EQ(relay_with_waits(p, 15, 3), "RRR");
+  // Eager PyTorch waited once per 56 relayed launches: it keeps relaying.
+  EXPECT_EQ(relay_with_waits(p, 1, 6), "RRRRRR");
+  // The back-off stops doubling at its limit.
+  stream_mode_policy capped = p;
+  capped.max_relay_backoff = 1;
+  EXPECT_EQ(relay_with_waits(capped, 60, 7), "R|-R|-R|-R|");
+  // Judged after relay_checked_after relayed launches of the stream, not before.
+  stream_mode_policy patient = p;
+  patient.relay_checked_after = 512;
+  EXPECT_EQ(relay_with_waits(patient, 60, 4), "RR|-R");
+  // ACS_RELAY=always: whatever the waits.
+  stream_mode_policy always = p;
+  always.relay_always = true;
+  EXPECT_EQ(relay_with_waits(always, 64, 4), "RRRR");
 }
 
 TEST(stream_mode_policy, the_relay_follows_the_policy_and_the_stream) {
