@@ -170,7 +170,7 @@ class RunRealTest(unittest.TestCase):
         # Row b alone would count its 11 of run 3 as fast (10, 11, 11: 11.000); the lower quartile
         # takes the lowest; the median mixes the states.
         expected = {"fast-state": ("1.050", "10.500"), "lower-quartile": ("1.000", "10.000"),
-                    "median": ("1.250", "11.000")}
+                    "median": ("1.250", "11.000"), "fastest": ("1.000", "10.000")}
         for estimator, (a, b) in expected.items():
             state = tempfile.mkdtemp(dir=self.tmp)
             p, out = self.run_runner(m, "--reps", "4", "--modes", "native,acs", "--no-stats",
