@@ -4,7 +4,8 @@
 Eager inference at batch 1 with random weights (fixed seeds, default initialisation) of
 torchvision and timm models, two dynamic networks of our own (per-input branch selection
 read back with .item(), a top-2 mixture of experts routed on the host), and a three-step
-training run of torchvision's resnet18 whose parameters are hashed. Deterministic cuDNN and
+training run of torchvision's resnet18 whose parameters are hashed (its ms: the median step of a
+copy of the model in its steady state). Deterministic cuDNN and
 cuBLAS settings, so that native and preloaded runs must print the same digests.
 
 Each inference row: warm-up iterations, then the median ms of timed iterations, each
@@ -198,17 +199,15 @@ def run_training(args, dev, sync):
             return loss.detach()
         return step
 
-    warm = trainer(copy.deepcopy(model))
-    for _ in range(args.warmup):
-        warm()
-    sync()
+    # Timed on a copy in its steady state (warm-up, then --iters synchronised steps, the median):
+    # the three steps of the hashed model alone moved by more than the ratios between processes
+    # (docs/results/runs/2026-12-06-fifteenth/).
+    ms, _ = time_iterations(trainer(copy.deepcopy(model)), sync, args.warmup, max(args.iters, 3))
     step = trainer(model)
     losses = []
-
-    def timed():
+    for _ in range(3):
         losses.append(step())
-
-    ms, _ = time_iterations(timed, sync, 0, 3)
+        sync()
     report("train-resnet18", "torch-train", ms, digest(tensor_bytes(*losses), tensor_bytes(*model.parameters())),
            steps=3, loss=f"{losses[-1].item():.6g}")
 
