@@ -168,7 +168,8 @@ class alignas(64) stream_mode {
   /// again, from this launch on; the mode is then `redirect` already.
   /// A probe that ends without redirecting decides whether the stream is relayed from then on
   /// (relaying; never where `may_relay` is false: a thread-relative stream, which only its own
-  /// thread may issue on), and, while relaying, whether it paid (`relay`: the device's record now).
+  /// thread may issue on); `relay`: the device's record now, from which a relay that begins here is
+  /// judged (relay_judged).
   bool probed(const access_set& footprint, bool stream_busy = true, bool may_relay = true, relay_record relay = {});
 
   /// @brief A probed launch's footprint was not settled (its kernel's layout is being read): it
