@@ -50,6 +50,8 @@ std::shared_ptr<const kernel_writes> merge_writes(const kernel_writes& a, const 
   return merged;
 }
 
+loaded_code::loaded_code() : analyse_(&loaded_code::analyse) {}
+
 void loaded_code::loaded(const void* handle, code_handle_kind kind, const void* bytes) {
   if (handle == nullptr || bytes == nullptr) return;
   image code;
@@ -137,56 +139,83 @@ loaded_code::kernel_map loaded_code::analyse(const void* bytes, std::uint32_t cc
   return found;
 }
 
-std::shared_ptr<const kernel_writes> loaded_code::writes(const void* handle, std::string_view name, std::uint32_t cc) {
-  std::unique_lock lock(mutex_);
-  auto it = images_.find(handle);
-  // Being analysed ahead for this device: wait for it rather than analyse twice.
-  while (it != images_.end() && it->second.analysing_for == cc && it->second.analysed_for != cc) {
-    analysed_.wait(lock);
-    it = images_.find(handle);
-  }
-  if (it == images_.end()) return nullptr;
-  image& code = it->second;
-  if (code.analysed_for != cc) {
-    code.kernels = analyse(code.bytes, cc);
-    code.analysed_for = cc;
-  }
-  const auto k = code.kernels.find(std::string(name));
-  return k == code.kernels.end() ? nullptr : k->second;
+// Marks the image loaded as `handle` as being analysed for `cc` and says what to analyse, or
+// returns false where it is gone, analysed for `cc` already, or being analysed. Under mutex_.
+bool loaded_code::begin_analysis(const void* handle, std::uint32_t cc, analysis& a) {
+  const auto it = images_.find(handle);
+  if (it == images_.end() || it->second.analysed_for == cc || it->second.analysing_for != 0) return false;
+  it->second.analysing_for = cc;
+  a = {it->second.bytes, it->second.copy, it->second.order};
+  return true;
 }
 
-void loaded_code::analyse_ahead(const void* handle, std::uint32_t cc) {
-  const void* bytes = nullptr;
-  std::shared_ptr<const std::vector<std::byte>> keep;  // a copied image outlives an unload meanwhile
-  std::uint64_t order = 0;
+// Stores what the analysis found (`found`; nullptr: it failed, and nothing is kept), where the
+// image is still the one analysed, and wakes the launches waiting for it. Returns kernel `name`
+// of it (nullptr where unknown, or the image went meanwhile).
+std::shared_ptr<const kernel_writes> loaded_code::end_analysis(const void* handle, std::uint32_t cc,
+                                                               const analysis& a, kernel_map* found,
+                                                               std::string_view name) {
+  std::shared_ptr<const kernel_writes> out;
   {
     std::lock_guard lock(mutex_);
     const auto it = images_.find(handle);
-    if (it == images_.end() || it->second.analysed_for == cc || it->second.analysing_for != 0) return;
-    it->second.analysing_for = cc;
-    bytes = it->second.bytes;
-    keep = it->second.copy;
-    order = it->second.order;
-  }
-  kernel_map found;
-  bool ok = true;
-  try {
-    found = analyse(bytes, cc);
-  } catch (...) {
-    ok = false;  // the launch that needs it analyses it itself, as without analysis ahead
-  }
-  {
-    std::lock_guard lock(mutex_);
-    const auto it = images_.find(handle);
-    if (it != images_.end() && it->second.order == order && it->second.analysing_for == cc) {
-      if (ok) {
-        it->second.kernels = std::move(found);
+    if (it != images_.end() && it->second.order == a.order && it->second.analysing_for == cc) {
+      if (found != nullptr) {
+        it->second.kernels = std::move(*found);
         it->second.analysed_for = cc;
+        if (const auto k = it->second.kernels.find(std::string(name)); k != it->second.kernels.end()) out = k->second;
       }
       it->second.analysing_for = 0;
     }
   }
   analysed_.notify_all();
+  return out;
+}
+
+// The analysis itself runs without the lock: a library's takes up to 125 ms (cuSPARSE, which
+// carries PTX), and meanwhile the program's own module loads (lazy loading, loaded()) and other
+// launches' look-ups must not wait for it.
+std::shared_ptr<const kernel_writes> loaded_code::writes(const void* handle, std::string_view name, std::uint32_t cc) {
+  analysis a;
+  {
+    std::unique_lock lock(mutex_);
+    auto it = images_.find(handle);
+    // Being analysed (ahead, or for another launch): wait for it rather than analyse twice.
+    while (it != images_.end() && it->second.analysing_for != 0 && it->second.analysed_for != cc) {
+      analysed_.wait(lock);
+      it = images_.find(handle);
+    }
+    if (it == images_.end()) return nullptr;
+    if (it->second.analysed_for == cc) {
+      const auto k = it->second.kernels.find(std::string(name));
+      return k == it->second.kernels.end() ? nullptr : k->second;
+    }
+    (void)begin_analysis(handle, cc, a);  // neither analysed for cc nor being analysed: it begins
+  }
+  kernel_map found;
+  try {
+    found = analyse_(a.bytes, cc);
+  } catch (...) {
+    end_analysis(handle, cc, a, nullptr, name);
+    throw;  // as the analysis under the lock did: the caller treats the kernel as unknown
+  }
+  return end_analysis(handle, cc, a, &found, name);
+}
+
+void loaded_code::analyse_ahead(const void* handle, std::uint32_t cc) {
+  analysis a;  // its copy of a copied image outlives an unload meanwhile
+  {
+    std::lock_guard lock(mutex_);
+    if (!begin_analysis(handle, cc, a)) return;
+  }
+  kernel_map found;
+  bool ok = true;
+  try {
+    found = analyse_(a.bytes, cc);
+  } catch (...) {
+    ok = false;  // the launch that needs it analyses it itself, as without analysis ahead
+  }
+  end_analysis(handle, cc, a, ok ? &found : nullptr, {});
 }
 
 bool apply_writes(const kernel_writes& writes, param_layout& layout) noexcept {

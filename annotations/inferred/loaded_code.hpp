@@ -6,9 +6,11 @@
 // the first time a kernel of that image needs it, or ahead of time on a thread of the
 // runtime's (analyse_ahead: a module's analysis can take milliseconds, which a first launch
 // should not wait for; the runtime starts that only once some launch needs a footprint). A
-// launch that needs an image being analysed ahead waits for it, so the answer is the same
-// either way.
+// launch that needs an image being analysed (ahead, or for another launch) waits for it, so the
+// answer is the same either way. No analysis holds the registry's lock: loads and look-ups of
+// other images go on meanwhile.
 #include <condition_variable>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -26,6 +28,13 @@ enum class code_handle_kind : std::uint8_t { module, library };
 
 class loaded_code {
  public:
+  using kernel_map = std::unordered_map<std::string, std::shared_ptr<const kernel_writes>>;
+  /// What reads an image's PTX for a device (`bytes`, `cc`): the PTX analysis; tests pass another.
+  using analyser = std::function<kernel_map(const void* bytes, std::uint32_t cc)>;
+
+  loaded_code();
+  explicit loaded_code(analyser analyse) : analyse_(std::move(analyse)) {}
+
   /// @brief `handle` (a CUmodule or CUlibrary) was loaded from `image`: a fatbin, a
   /// fatbin wrapper or PTX text. Other images (cubins) are not recorded: they carry no PTX.
   void loaded(const void* handle, code_handle_kind kind, const void* image);
@@ -64,13 +73,22 @@ class loaded_code {
     const void* bytes = nullptr;                         // the fatbin or PTX text
     std::uint64_t order = 0;                             // load order
     std::uint32_t analysed_for = 0;                      // cc of `kernels`, 0: not yet
-    std::uint32_t analysing_for = 0;                     // cc being analysed ahead, 0: none
+    std::uint32_t analysing_for = 0;                     // cc being analysed now, 0: none
     std::unordered_map<std::string, std::shared_ptr<const kernel_writes>> kernels;
   };
 
-  using kernel_map = std::unordered_map<std::string, std::shared_ptr<const kernel_writes>>;
   static kernel_map analyse(const void* bytes, std::uint32_t cc);
+  // One analysis, made without the lock: what it reads, kept alive, and which load it is of.
+  struct analysis {
+    const void* bytes = nullptr;
+    std::shared_ptr<const std::vector<std::byte>> keep;
+    std::uint64_t order = 0;
+  };
+  bool begin_analysis(const void* handle, std::uint32_t cc, analysis& a);
+  std::shared_ptr<const kernel_writes> end_analysis(const void* handle, std::uint32_t cc, const analysis& a,
+                                                    kernel_map* found, std::string_view name);
 
+  analyser analyse_;
   mutable std::mutex mutex_;
   std::condition_variable analysed_;  // an analysis ahead ended (or its image went)
   std::unordered_map<const void*, image> images_;

@@ -5,9 +5,13 @@
 // which increments a __device__ counter.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <iterator>
+#include <stdexcept>
 #include <thread>
 #include <string>
 #include <vector>
@@ -263,6 +267,81 @@ TEST(loaded_code_ahead, an_unload_during_the_analysis_leaves_nothing_behind) {
     worker.join();
     EXPECT_EQ(code.writes(&module_a, axpy, 90), nullptr);
   }
+}
+
+// No analysis holds the registry's lock (a library's took up to 125 ms: cuSPARSE): while one
+// launch's analysis on demand runs, the program's own loads and look-ups of other images go on.
+// The analyser here stays inside until the main thread's calls returned; holding the lock it
+// would never let them return, and the test fails after its 5 s instead of hanging.
+TEST(loaded_code, an_analysis_on_demand_lets_other_loads_and_look_ups_go_on) {
+  std::promise<void> entered, others_done;
+  std::shared_future<void> done = others_done.get_future().share();
+  std::atomic<int> calls{0};
+  loaded_code code([&entered, &calls, done](const void*, std::uint32_t) {
+    calls.fetch_add(1);
+    entered.set_value();
+    done.wait();
+    loaded_code::kernel_map found;
+    kernel_writes k;
+    k.name = axpy;
+    k.param_bytes = {8, 8, 4, 4};
+    found.emplace(axpy, std::make_shared<const kernel_writes>(std::move(k)));
+    return found;
+  });
+  const auto image = data_file("sm90.fatbin");
+  code.loaded(&module_a, code_handle_kind::module, image.data());
+  auto launch = std::async(std::launch::async, [&] { return code.writes(&module_a, axpy, 90); });
+  entered.get_future().wait();  // the launch's analysis is running now
+  auto others = std::async(std::launch::async, [&] {
+    code.loaded(&module_b, code_handle_kind::module, image.data());
+    code.found_in(&library_a, &module_b);
+    return code.owner_of_module(&module_b) == &module_b && code.handles().size() == 2;
+  });
+  const bool returned = others.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  others_done.set_value();  // lets the analysis end either way
+  EXPECT_TRUE(returned) << "a load or look-up waited for another image's analysis";
+  if (returned) {
+    EXPECT_TRUE(others.get());
+  }
+  const auto w = launch.get();
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->param_bytes, (std::vector<std::uint32_t>{8, 8, 4, 4}));
+  // Stored: a second look-up hands back the same entry without analysing again.
+  EXPECT_EQ(code.writes(&module_a, axpy, 90), w);
+  EXPECT_EQ(calls.load(), 1);
+}
+
+// A second launch of an image under analysis waits for that analysis and gets its answer; an
+// analysis that fails leaves the image to be analysed again by the next launch.
+TEST(loaded_code, a_launch_waits_for_an_analysis_in_progress_and_a_failed_one_is_retried) {
+  std::promise<void> entered, release;
+  std::shared_future<void> go = release.get_future().share();
+  std::atomic<int> calls{0};
+  loaded_code code([&](const void* bytes, std::uint32_t) -> loaded_code::kernel_map {
+    if (calls.fetch_add(1) == 0) {
+      entered.set_value();
+      go.wait();
+      throw std::runtime_error("unreadable");
+    }
+    loaded_code::kernel_map found;
+    kernel_writes k;
+    k.name = axpy;
+    k.param_bytes = {static_cast<std::uint32_t>(bytes != nullptr ? 8 : 0)};
+    found.emplace(axpy, std::make_shared<const kernel_writes>(std::move(k)));
+    return found;
+  });
+  const auto image = data_file("sm90.fatbin");
+  code.loaded(&module_a, code_handle_kind::module, image.data());
+  auto first = std::async(std::launch::async, [&] { return code.writes(&module_a, axpy, 90); });
+  entered.get_future().wait();
+  auto second = std::async(std::launch::async, [&] { return code.writes(&module_a, axpy, 90); });
+  EXPECT_EQ(second.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout) << "did not wait";
+  release.set_value();
+  EXPECT_THROW(first.get(), std::runtime_error);  // as the analysis under the lock threw
+  const auto w = second.get();  // analysed again, by the second launch
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->param_bytes, (std::vector<std::uint32_t>{8}));
+  EXPECT_EQ(calls.load(), 2);
 }
 
 }  // namespace
