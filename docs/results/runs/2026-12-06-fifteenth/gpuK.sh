@@ -11,6 +11,9 @@ cd "$(dirname "$0")/../../../.."
 R=$OUT/r; mkdir -p $R; t0=$(date +%s)
 [ -f build-gpu/interpose/libacs.so ] || scripts/carry_build.sh unpack .carry/build-gpu.tgz > $R/unpack.log 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+# Where the processes' fast and slow states might come from: SMT siblings among CPUs 2-9, NUMA.
+lscpu | grep -E "^(Model name|Thread|Core|Socket|NUMA)" ; for c in 2 3 8 9; do echo "cpu$c siblings $(cat /sys/devices/system/cpu/cpu$c/topology/thread_siblings_list 2>/dev/null)"; done
+cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; cat /sys/devices/system/cpu/cpu2/cpufreq/scaling_governor 2>/dev/null
 export ACS_LIB=$PWD/build-gpu/interpose/libacs.so ACS_REAL_CPUS=2-9 ACS_REAL_ESTIMATOR=fastest
 ACS_REAL_HARD=250 timeout 255 scripts/bench_real.sh --out $R/others --budget 245 --reps 3 --no-warmup \
   --modes native --mode relay:ACS_RELAY=auto --stats-mode relay --only '^(?!torch$)' > $R/others.log 2>&1
