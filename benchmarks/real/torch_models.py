@@ -212,6 +212,28 @@ def run_training(args, dev, sync):
            steps=3, loss=f"{losses[-1].item():.6g}")
 
 
+def host_calibration(dev, reps=5):
+    """The host's speed in this process, with no kernel launched: the fastest of `reps` runs of a
+    pure Python loop, and of 2000 views of a tensor on the device (PyTorch's dispatcher, no CUDA
+    call). Printed before and after the timed rows: the H200 host's processes fall into states
+    up to 2x apart, and these tell whether a process's state is its CPU's speed."""
+    import time
+    x = torch.zeros(4, device=dev)
+    python_ms, dispatch_ms = [], []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        acc, table = 0, {}
+        for i in range(100000):
+            acc += i * i % 7
+            table[i & 1023] = acc
+        python_ms.append((time.perf_counter() - t0) * 1e3)
+        t0 = time.perf_counter()
+        for _ in range(2000):
+            x.view(-1)
+        dispatch_ms.append((time.perf_counter() - t0) * 1e3)
+    return min(python_ms), min(dispatch_ms)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default="cuda")
@@ -259,8 +281,12 @@ def main():
             report_error(name, suite, e)
             failed += 1
     per_round = max(1, args.iters // args.rounds)
+    before = host_calibration(dev)
     with torch.inference_mode():
         timed = time_interleaved(steps, sync, args.warmup, args.rounds, per_round)
+    after = host_calibration(dev)
+    print(f"# host calibration (ms, fastest of 5): python loop {before[0]:.3f} before the rows, {after[0]:.3f} after; "
+          f"2000 tensor views {before[1]:.3f} before, {after[1]:.3f} after", file=sys.stderr)
     suites = {n: s for n, s, _ in jobs}
     for name, result in timed.items():
         if isinstance(result, Exception):
