@@ -21,6 +21,7 @@ echo "others rc=$? at $(( $(date +%s)-t0 )) s"; tail -28 $R/others/real_programs
 ACS_REAL_HARD=180 timeout 185 scripts/bench_real.sh --out $R/torch --budget 175 --reps 5 --no-warmup \
   --modes native --mode relay:ACS_RELAY=auto --only '^torch$' > $R/torch.log 2>&1
 echo "torch rc=$? at $(( $(date +%s)-t0 )) s"; tail -20 $R/torch/real_programs.md
+grep -E "^### torch|host calibration" $R/torch/real_programs_runs.log | paste - - | sed 's/: ok, .*calibration (ms, fastest of 5)//' | head -12
 left=$(( T - ($(date +%s)-t0) ))
 [ $left -gt 30 ] && ACS_RELAY=auto timeout $left ctest --test-dir build-gpu -L "preload|gpu" -E "gpu\.bench|preload\.exports|preload\.hook_table" -j 14 --timeout 100 --output-on-failure > $R/suite_relay_auto.txt 2>&1
 echo "suite (ACS_RELAY=auto) rc=$? at $(( $(date +%s)-t0 )) s"; grep -E "tests passed|FAILED|Failed|\*\*\*Timeout" $R/suite_relay_auto.txt | head
