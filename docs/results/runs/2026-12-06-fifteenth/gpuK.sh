@@ -15,10 +15,11 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 lscpu | grep -E "^(Model name|Thread|Core|Socket|NUMA)" ; for c in 2 3 8 9; do echo "cpu$c siblings $(cat /sys/devices/system/cpu/cpu$c/topology/thread_siblings_list 2>/dev/null)"; done
 cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; cat /sys/devices/system/cpu/cpu2/cpufreq/scaling_governor 2>/dev/null
 export ACS_LIB=$PWD/build-gpu/interpose/libacs.so ACS_REAL_CPUS=2-9 ACS_REAL_ESTIMATOR=fastest
-ACS_REAL_HARD=250 timeout 255 scripts/bench_real.sh --out $R/others --budget 245 --reps 3 --no-warmup \
+A=$((T*43/100)) B=$((T*31/100))  # the others, PyTorch; the suite takes what is left
+ACS_REAL_HARD=$A timeout $((A+5)) scripts/bench_real.sh --out $R/others --budget $((A-5)) --reps 3 --no-warmup \
   --modes native --mode relay:ACS_RELAY=auto --stats-mode relay --only '^(?!torch$)' > $R/others.log 2>&1
 echo "others rc=$? at $(( $(date +%s)-t0 )) s"; tail -28 $R/others/real_programs.md
-ACS_REAL_HARD=180 timeout 185 scripts/bench_real.sh --out $R/torch --budget 175 --reps 5 --no-warmup \
+ACS_REAL_HARD=$B timeout $((B+5)) scripts/bench_real.sh --out $R/torch --budget $((B-5)) --reps 5 --no-warmup \
   --modes native --mode relay:ACS_RELAY=auto --only '^torch$' > $R/torch.log 2>&1
 echo "torch rc=$? at $(( $(date +%s)-t0 )) s"; tail -20 $R/torch/real_programs.md
 grep -E "^### torch|host calibration" $R/torch/real_programs_runs.log | paste - - | sed 's/: ok, .*calibration (ms, fastest of 5)//' | head -12
