@@ -93,7 +93,7 @@ void issue_queue::wait_issued(const lane& l, std::uint64_t count) noexcept {
 }
 
 void issue_queue::drain() noexcept {
-  if (relayed_pending()) relay_waits_.fetch_add(1, std::memory_order_relaxed);
+  if (relayed_pending_until() != 0) relay_waits_.fetch_add(1, std::memory_order_relaxed);
   for (const auto& l : lanes_) wait_issued(*l, l->queued.load(std::memory_order_acquire));
 }
 
@@ -275,14 +275,14 @@ backend_status issue_queue::relay(const void* detached, stream_handle stream) {
   return 0;
 }
 
-bool issue_queue::relayed_pending() const noexcept {
+std::uint64_t issue_queue::relayed_pending_until() const noexcept {
   const std::uint64_t until = relayed_until_.load(std::memory_order_acquire);
-  return until != 0 && lanes_[0]->issued.load(std::memory_order_acquire) < until;
+  return until != 0 && lanes_[0]->issued.load(std::memory_order_acquire) < until ? until : 0;
 }
 
 void issue_queue::settle_relayed() noexcept {
-  const std::uint64_t until = relayed_until_.load(std::memory_order_acquire);
-  if (until == 0 || lanes_[0]->issued.load(std::memory_order_acquire) >= until) return;
+  const std::uint64_t until = relayed_pending_until();
+  if (until == 0) return;
   waits_.fetch_add(1, std::memory_order_relaxed);
   relay_waits_.fetch_add(1, std::memory_order_relaxed);
   wait_issued(*lanes_[0], until);

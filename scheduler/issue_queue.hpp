@@ -115,8 +115,9 @@ class issue_queue final : public backend {
   // Relayed launches so far, and calls (settle_relayed, drain) that found one of them not yet
   // issued and waited for it: where the program waits for most of them, the relay hides none of
   // the launch's time and adds its hand-off (stream_mode.hpp). Any thread; two relaxed loads.
-  std::uint64_t relayed_so_far() const noexcept { return relayed_.load(std::memory_order_relaxed); }
-  std::uint64_t relay_waits_so_far() const noexcept { return relay_waits_.load(std::memory_order_relaxed); }
+  relay_record relay_counts() const noexcept {
+    return {relayed_.load(std::memory_order_relaxed), relay_waits_.load(std::memory_order_relaxed)};
+  }
 
   // Returns once everything queued before the call was issued. Any thread.
   void drain() noexcept;
@@ -198,8 +199,8 @@ class issue_queue final : public backend {
   std::atomic<std::uint64_t> relayed_until_{0};
   // Atomic: under graph replay the idle flush makes calls beside the scheduler's stats().
   std::atomic<std::uint64_t> inline_launches_{0}, waits_{0}, relay_waits_{0};
-  // Whether a relayed launch is still queued (lane 0 has not issued relayed_until_ calls).
-  bool relayed_pending() const noexcept;
+  // Lane 0's count that the relayed launches still queued end at; 0 when none is.
+  std::uint64_t relayed_pending_until() const noexcept;
 };
 
 }  // namespace acs

@@ -153,14 +153,8 @@ class scheduler {
     if (queue_) queue_->settle_relayed();
   }
 
-  // Launches relayed so far, and calls that had to wait for one not yet issued
-  // (issue_queue::relay_waits_so_far): what the relay's stream_mode checks it by. Any thread; no lock.
-  struct relay_tally {
-    std::uint64_t relayed = 0, waited = 0;
-  };
-  relay_tally relay_counts() const noexcept {
-    return queue_ ? relay_tally{queue_->relayed_so_far(), queue_->relay_waits_so_far()} : relay_tally{};
-  }
+  // The relay's record so far (issue_queue::relay_counts). Any thread; no lock.
+  relay_record relay_counts() const noexcept { return queue_ ? queue_->relay_counts() : relay_record{}; }
 
   // The application destroyed the stream: forget it (its pool work still runs).
   void forget(std::uintptr_t stream_key);

@@ -40,6 +40,13 @@ struct scheduler_config {
   static constexpr unsigned max_issue_threads = 8;
 };
 
+// The relay's record on a device so far (issue_queue::relay_counts): launches relayed, and calls
+// of the program that had to wait for one not yet made. What a relaying stream is judged by
+// (src/runtime/stream_mode.hpp).
+struct relay_record {
+  std::uint64_t relayed = 0, waited = 0;
+};
+
 // Every counter once: _(member, key in the acs-stats line, what it counts). The struct, the
 // sum over devices and the machine-readable line are generated from this list.
 #define ACS_SCHEDULER_STATS(_)                                                                              \

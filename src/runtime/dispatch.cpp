@@ -193,9 +193,7 @@ ACS_HOT int issue_directly(pending_launch& launch, const launch_request& r, pass
 // What the relay is judged by (stream_mode_policy::relay_waits_per): the device's relayed launches
 // and the program's waits for them so far. Two relaxed loads.
 relay_record relay_record_of(const device_runtime* rt) noexcept {
-  if (rt == nullptr) return {};
-  const scheduler::relay_tally c = rt->sched.relay_counts();
-  return {c.relayed, c.waited};
+  return rt != nullptr ? rt->sched.relay_counts() : relay_record{};
 }
 
 // A launch of a stream acs stepped aside from goes straight to it. Only while other streams are

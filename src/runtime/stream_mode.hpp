@@ -45,6 +45,7 @@
 #include <mutex>
 
 #include "scheduler/byte_range.hpp"
+#include "scheduler/scheduler_config.hpp"
 #include "src/support/futex_lock.hpp"
 
 namespace acs {
@@ -125,12 +126,6 @@ struct stream_mode_policy {
 
   /// @brief The runtime's policy: these defaults, and where streams start from ACS_START_ASIDE.
   static stream_mode_policy from_settings() noexcept;
-};
-
-// The relay's record on the stream's device so far (scheduler::relay_counts): launches relayed,
-// and calls of the program that had to wait for one not yet made.
-struct relay_record {
-  std::uint64_t relayed = 0, waited = 0;
 };
 
 class alignas(64) stream_mode {

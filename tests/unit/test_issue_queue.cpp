@@ -245,17 +245,17 @@ TEST(issue_queue, a_call_that_waits_for_a_relayed_launch_counts_a_relay_wait) {
   gpu.relayed_latency = std::chrono::microseconds(20000);
   issue_queue q(gpu, 1, 1024, false);
   const int k0 = 0, k2 = 2;  // even: the backend detaches them
-  EXPECT_EQ(q.relay_waits_so_far(), 0u);
+  EXPECT_EQ(q.relay_counts().waited, 0u);
   ASSERT_EQ(q.relay(q.detach(&k0), app_stream), 0);
   q.settle_relayed();  // the launch takes 20 ms on the lane: this waits
-  EXPECT_EQ(q.relay_waits_so_far(), 1u);
+  EXPECT_EQ(q.relay_counts().waited, 1u);
   q.settle_relayed();  // issued by now: no wait
   q.drain();
-  EXPECT_EQ(q.relay_waits_so_far(), 1u);
+  EXPECT_EQ(q.relay_counts().waited, 1u);
   ASSERT_EQ(q.relay(q.detach(&k2), app_stream), 0);
   q.drain();  // a device-wide call behind a relayed launch waits too
-  EXPECT_EQ(q.relay_waits_so_far(), 2u);
-  EXPECT_EQ(q.relayed_so_far(), 2u);
+  EXPECT_EQ(q.relay_counts().waited, 2u);
+  EXPECT_EQ(q.relay_counts().relayed, 2u);
   EXPECT_EQ(q.stats().relay_waits, 2u);
 }
 
