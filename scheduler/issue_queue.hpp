@@ -118,6 +118,8 @@ class issue_queue final : public backend {
   relay_record relay_counts() const noexcept {
     return {relayed_.load(std::memory_order_relaxed), relay_waits_.load(std::memory_order_relaxed)};
   }
+  // Its waits alone (written by the program's threads, not by the issuing thread): one relaxed load.
+  std::uint64_t relay_waits() const noexcept { return relay_waits_.load(std::memory_order_relaxed); }
 
   // Returns once everything queued before the call was issued. Any thread.
   void drain() noexcept;

@@ -155,6 +155,7 @@ class scheduler {
 
   // The relay's record so far (issue_queue::relay_counts). Any thread; no lock.
   relay_record relay_counts() const noexcept { return queue_ ? queue_->relay_counts() : relay_record{}; }
+  std::uint64_t relay_waits() const noexcept { return queue_ ? queue_->relay_waits() : 0; }
 
   // The application destroyed the stream: forget it (its pool work still runs).
   void forget(std::uintptr_t stream_key);

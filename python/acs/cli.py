@@ -48,8 +48,8 @@ def _parser(python_mode):
                      help="footprints of unannotated kernels: alloc (default), const, off (ACS_INFER)")
     run.add_argument("--relay", metavar="MODE", choices=_environment.RELAY_MODES,
                      help="launches of streams with nothing to overlap made by acs's thread while the "
-                          "program goes on: off (default), auto (where the program is busy between "
-                          "launches), always (ACS_RELAY)")
+                          "program goes on: auto (default: where the program is busy between "
+                          "launches), off, always (ACS_RELAY)")
     if python_mode:
         run.add_argument("-m", dest="module", metavar="MODULE", help="run a module, as python -m does")
         run.add_argument("program", nargs=argparse.REMAINDER, metavar="script.py args")

@@ -228,7 +228,8 @@ ACS_HOT int launch_aside(pending_launch& launch, launch_request& r, const driver
   if (replay) return rt->sched.launch_in_order(t.stream, &launch);
   const int status = rt->sched.relay(t.stream, &launch);
   // A relay the program keeps waiting for stops here, not only at the next probe's end.
-  if (t.mode->relay_check_due() && t.mode->relay_judged(relay_record_of(rt))) relay_switched(true, false, t);
+  if (t.mode->relay_check_due(rt->sched.relay_waits()) && t.mode->relay_judged(relay_record_of(rt)))
+    relay_switched(true, false, t);
   return status;
 }
 

@@ -40,6 +40,7 @@
 // is uncontended in practice (a stream is fed by one thread at a time), and the driver
 // serialises launches on one stream anyway: an inline futex lock (futex_lock.hpp), since every
 // launch of a stepped-aside stream takes it. The counters are taken under a spin lock.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -111,7 +112,9 @@ struct stream_mode_policy {
   // next launch, but a copy, sync or query in between makes it wait until the relayed launch was
   // issued (every call on a stream settles the relay): an iterative solver's launch, read-back and
   // sync gains nothing and pays the hand-off (jacobiCudaGraphs ran at x0.81 of native relayed). So
-  // after every `relay_checked_after` launches the stream relays, where the program waited for a
+  // after every `relay_checked_after` launches the stream relays (or sooner, once the program
+  // waited relay_checked_after / relay_waits_per times: radixSortThrust waited for each of its 41
+  // relayed launches), where the program waited for a
   // relayed launch not yet made at least once per `relay_waits_per` launches relayed on the device
   // meanwhile (eager PyTorch: once per 56), the stream stops relaying, and its gaps are not heard
   // at the next probes' ends: 1, doubling with each such verdict up to `max_relay_backoff` (probes
@@ -182,10 +185,15 @@ class alignas(64) stream_mode {
   /// for a backlog and lets a launch-bound host count instead, or decides on the relay by the gaps.
   bool times_probes() const noexcept { return (policy_.need_backlog && policy_.launch_bound_counts) || policy_.relay; }
 
-  /// @brief A launch of the stream was relayed (under hold_launches): whether the relay is due to be
-  /// judged (every relay_checked_after of them; never with relay_always). Then relay_judged.
-  bool relay_check_due() noexcept {
-    return !policy_.relay_always && relay_countdown_ != 0 && --relay_countdown_ == 0;
+  /// @brief A launch of the stream was relayed (under hold_launches); `waited`: the device's relay
+  /// waits so far (relay_record::waited). Whether the relay is due to be judged: every
+  /// relay_checked_after of them, or sooner once the program waited relay_checked_after /
+  /// relay_waits_per times since the last judgement (what would stop it at the window's end
+  /// anyway, where the stream relays alone); never with relay_always. Then relay_judged.
+  bool relay_check_due(std::uint64_t waited) noexcept {
+    if (policy_.relay_always || relay_countdown_ == 0) return false;
+    const unsigned early = std::max(policy_.relay_checked_after / std::max(policy_.relay_waits_per, 1u), 1u);
+    return --relay_countdown_ == 0 || waited - relay_mark_.waited >= early;
   }
   /// @brief Judges the relay by the device's record now (stream_mode_policy::relay_waits_per):
   /// returns true where the stream stops relaying, from its next launch on.
@@ -278,6 +286,7 @@ class alignas(64) stream_mode {
   std::uint64_t gap_ns_ = 0;          // from its return to this launch's entry
   unsigned relay_gaps_ = 0, relay_long_gaps_ = 0;  // the current probe's timed gaps; those in the relay's range
   relay_record relay_mark_;      // relaying: the device's record when the relay began or last paid
+                                 // (written under launches_ too: relay_check_due reads it)
   unsigned relay_backoff_ = 0;   // probes without the relay after the last one that did not pay
   unsigned relay_deaf_ = 0;      // probes left whose gaps are not heard
   unsigned relay_countdown_ = 0;  // relaying: relayed launches until it is judged (under launches_)

@@ -42,7 +42,8 @@
 //                    a tight launch loop only waits for the thread); always: every stepped-aside
 //                    stream, from its first launch aside. Needs ACS_STEP_ASIDE=1, ACS_ISSUE=thread and
 //                    two CPUs in the process's affinity mask; not with ACS_TRACE or ACS_GRAPH_ASIDE;
-//                    default off: one small GPU run so far (docs/results/runs/2026-12-05-thirteenth/)
+//                    default auto (docs/results/runs/2026-12-06-sixteenth/); off: launches aside are
+//                    made on the program's thread
 //   ACS_CHECK        1: check declared footprints          boolean, default 0
 //   ACS_STEP_ASIDE   1: a stream whose kernels each depend on the previous one leaves
 //                    the pool until parallelism appears (src/runtime/stream_mode.hpp),
@@ -139,7 +140,7 @@ struct alignas(64) config {
   bool graph = false;        // ACS_GRAPH=auto or pool
   bool graph_pool = false;   // ACS_GRAPH=pool
   bool graph_aside = false;  // ACS_GRAPH_ASIDE (only with ACS_GRAPH=auto)
-  relay_mode relay = relay_mode::off;  // ACS_RELAY (relays(): only where it can work)
+  relay_mode relay = relay_mode::auto_;  // ACS_RELAY (relays(): only where it can work)
   std::string trace;         // empty: no trace
   unsigned window = default_window;
   unsigned streams = default_streams;

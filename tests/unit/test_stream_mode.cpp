@@ -281,7 +281,7 @@ std::string relay_with_waits(const stream_mode_policy& p, std::uint64_t waits, u
     for (unsigned n = 0; relays && n < 256; ++n) {
       device.relayed += 1;
       if (n % 64 < waits) device.waited += 1;
-      if (mode.relay_check_due() && mode.relay_judged(device)) {
+      if (mode.relay_check_due(device.waited) && mode.relay_judged(device)) {
         EXPECT_FALSE(mode.relaying());
         out += '|';
         break;
@@ -309,10 +309,28 @@ TEST(stream_mode_policy, a_relay_the_program_keeps_waiting_for_stops_and_backs_o
   stream_mode_policy capped = p;
   capped.max_relay_backoff = 1;
   EXPECT_EQ(relay_with_waits(capped, 60, 7), "R|-R|-R|-R|");
-  // Judged after relay_checked_after relayed launches of the stream, not before.
+  // Judged after relay_checked_after relayed launches of the stream, not before, unless the
+  // program waited relay_checked_after / relay_waits_per times meanwhile (128 here: 30 per 64).
   stream_mode_policy patient = p;
   patient.relay_checked_after = 512;
-  EXPECT_EQ(relay_with_waits(patient, 60, 4), "RR|-R");
+  EXPECT_EQ(relay_with_waits(patient, 14, 4), "RRRR");  // 14 per 64: 56 in 256, under 512 / 4
+  EXPECT_EQ(relay_with_waits(patient, 30, 4), "RR|-R");
+  // A wait after every relayed launch: stopped once the program waited 64 / 4 = 16 times, not
+  // after 64 launches (radixSortThrust waited for each of its 41 relayed launches).
+  {
+    stream_mode mode(p);
+    relay_record device;
+    ASSERT_TRUE(relay_after_bursts(mode, {12000}, true, 3000, &device).front());
+    unsigned relayed = 0;
+    for (bool stopped = false; !stopped && relayed < 64;) {
+      device.relayed += 1;
+      device.waited += 1;
+      ++relayed;
+      stopped = mode.relay_check_due(device.waited) && mode.relay_judged(device);
+    }
+    EXPECT_EQ(relayed, 16u);
+    EXPECT_FALSE(mode.relaying());
+  }
   // ACS_RELAY=always: whatever the waits.
   stream_mode_policy always = p;
   always.relay_always = true;
