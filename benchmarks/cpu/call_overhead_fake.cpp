@@ -159,6 +159,12 @@ int main(int argc, char** argv) {
       {"cuLaunchKernel_chain_never_recurs", [&] { launch(stream, 0, 1 + (grid++ % 0x7ffffffeu)); }},
       {"cuLaunchKernel_four_apart", [&] { launch(other, next++ % 4); }},
       {"cuLaunchKernel_never_recurs", [&] { launch(other, next++ % 4, 1 + (grid++ % 0x7ffffffeu)); }},
+      // A temporary buffer per call, as Thrust's algorithms take one (radixSortThrust): acs
+      // tracks allocations for its footprints, and a free must not overtake work queued on it.
+      {"cuMemAlloc_cuMemFree", [] {
+         CUdeviceptr p = 0;
+         if (cuMemAlloc(&p, 1 << 20) == CUDA_SUCCESS) (void)cuMemFree(p);
+       }},
   };
   for (const call& c : all) {
     if (only != nullptr && std::strcmp(only, c.name) != 0) continue;

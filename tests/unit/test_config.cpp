@@ -371,5 +371,22 @@ TEST(config, the_bypass_is_allowed_unless_every_launch_must_be_seen) {
   EXPECT_EQ(issues.size(), 1u);
 }
 
+// The relay (docs/design.md, "The relay") is on by default (auto) since 2026-12-06, only where
+// it can work: stepped-aside streams, issuing threads, no trace, no chain replay.
+TEST(config, the_relay_is_on_by_default_where_it_can_work) {
+  EXPECT_EQ(parse({}, nullptr).relay, relay_mode::auto_);
+  EXPECT_TRUE(parse({}, nullptr).relays());
+  EXPECT_EQ(parse({{"ACS_RELAY", "off"}}, nullptr).relay, relay_mode::off);
+  EXPECT_FALSE(parse({{"ACS_RELAY", "off"}}, nullptr).relays());
+  EXPECT_EQ(parse({{"ACS_RELAY", "Always"}}, nullptr).relay, relay_mode::always);
+  EXPECT_FALSE(parse({{"ACS_STEP_ASIDE", "0"}}, nullptr).relays());
+  EXPECT_FALSE(parse({{"ACS_ISSUE", "inline"}}, nullptr).relays());
+  EXPECT_FALSE(parse({{"ACS_TRACE", "/tmp/acs.trace"}}, nullptr).relays());
+  EXPECT_FALSE(parse({{"ACS_GRAPH", "auto"}, {"ACS_GRAPH_ASIDE", "1"}}, nullptr).relays());
+  std::vector<config_issue> issues;
+  EXPECT_EQ(parse({{"ACS_RELAY", "sometimes"}}, &issues).relay, relay_mode::auto_);
+  EXPECT_EQ(issues.size(), 1u);
+}
+
 }  // namespace
 }  // namespace acs
