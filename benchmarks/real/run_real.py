@@ -374,10 +374,26 @@ def write_outputs(out_dir, results, mode_names, mode_envs, meta, failures, skipp
 RESULTS_JSON = "real_programs.json"
 
 
-def merge_outputs(dirs, out_dir):
+def as_acs(run, mode):
+    """A run's `mode` becomes its acs column (--acs-mode: runs made before that mode's settings
+    became acs's defaults); its own acs column, if it had one, is dropped. Says so in its meta."""
+    if mode not in run["mode_names"]:
+        raise SystemExit(f"run_real.py --acs-mode {mode}: [{run['meta']}] has no such mode "
+                         f"({', '.join(run['mode_names'])})")
+    for r in run["results"]:
+        r["modes"].pop("acs", None)
+        if mode in r["modes"]:
+            r["modes"]["acs"] = r["modes"].pop(mode)
+    run["mode_names"] = ["acs" if m == mode else m for m in run["mode_names"] if m != "acs"]
+    run["mode_envs"] = {("acs" if m == mode else m): e for m, e in run["mode_envs"].items() if m != "acs"}
+    run["meta"] += f"; acs column: mode {mode}"
+    return run
+
+
+def merge_outputs(dirs, out_dir, acs_mode=None):
     """One table from several runs' outputs (one device command is too short for every program):
     each DIR's real_programs.json; a program measured in several takes the last DIR's rows.
-    Its stats files are concatenated; the runs' logs stay in their folders."""
+    Its stats files are concatenated; the runs' logs stay in their folders. `acs_mode`: see as_acs."""
     runs = []
     for d in dirs:
         path = os.path.join(d, RESULTS_JSON)
@@ -385,6 +401,8 @@ def merge_outputs(dirs, out_dir):
             raise SystemExit(f"run_real.py --merge: {path} does not exist (a run of this version writes it)")
         with open(path) as f:
             runs.append(json.load(f))
+        if acs_mode:
+            as_acs(runs[-1], acs_mode)
     latest = {}
     for run in runs:
         for r in run["results"]:
@@ -505,6 +523,9 @@ def main():
     ap.add_argument("manifests", nargs="*", help="TOML manifests (benchmarks/real/*.toml)")
     ap.add_argument("--merge", nargs="+", metavar="DIR",
                     help="measure nothing: write --out's tables from these runs' --out folders")
+    ap.add_argument("--acs-mode", metavar="NAME",
+                    help="with --merge: the runs' mode NAME is the tables' acs column (runs made before "
+                         "NAME's settings became acs's defaults); their own acs column is dropped")
     ap.add_argument("--lib", default=os.environ.get("ACS_LIB"), help="libacs.so (default: $ACS_LIB)")
     ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "docs", "results"))
     ap.add_argument("--reps", type=int, help="timed runs per mode, for every program (default: the "
@@ -537,7 +558,7 @@ def main():
     global estimator
     estimator = args.estimator
     if args.merge:
-        print(merge_outputs(args.merge, args.out), end="")
+        print(merge_outputs(args.merge, args.out, args.acs_mode), end="")
         return 0
     if not args.manifests:
         ap.error("a manifest is needed (or --merge)")

@@ -37,7 +37,8 @@ FAKE_PROGRAM = textwrap.dedent(r'''
             sys.exit(1)
     elif kind == "stdout":
         print("result 42")
-        print(f"Time = {0.5 if preloaded else 0.25:.5f} s, Throughput = 1 GB/s")
+        slow = float(os.environ.get("FAKE_SLOW", "1"))
+        print(f"Time = {(0.5 if preloaded else 0.25) * slow:.5f} s, Throughput = 1 GB/s")
         print("Throughput = 2.0000 MElements/s, Size = 1000 Elements")
     elif kind == "hang":
         time.sleep(60)
@@ -395,6 +396,38 @@ class RunRealTest(unittest.TestCase):
                            capture_output=True, text=True)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("real_programs.json", p.stderr)
+
+    def test_merge_takes_the_acs_column_from_another_mode_when_asked(self):
+        m = self.manifest('''
+            [[program]]
+            name = "second"
+            suite = "s2"
+            cmd = ["{python}", "PROG", "stdout"]
+            time = "regex"
+            time_regex = 'Time = (?P<t>[0-9.]+) s'
+            time_scale = 1000
+            digest = "stdout"
+            drop = ['Time =']
+        ''')
+        run = os.path.join(self.tmp, "acs-mode-run")
+        p, _ = self.run_runner(m, "--modes", "native,acs", "--mode", "twice:FAKE_SLOW=2", "--out", run)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        plain = {r["program"]: r for r in self.read_csv(run)}
+        merged = os.path.join(self.tmp, "acs-mode-merged")
+        p = subprocess.run([sys.executable, RUNNER, "--merge", run, "--out", merged, "--acs-mode", "twice"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        rows = {r["program"]: r for r in self.read_csv(merged)}
+        # The fake program under FAKE_SLOW=2 reports twice acs's time: the acs column is that mode's.
+        self.assertAlmostEqual(float(rows["second"]["acs_ms"]), 2 * float(plain["second"]["acs_ms"]), places=2)
+        with open(os.path.join(merged, "real_programs.md")) as f:
+            md = f.read()
+        self.assertIn("acs column: mode twice", md)
+        self.assertNotIn("twice (x)", md)
+        p = subprocess.run([sys.executable, RUNNER, "--merge", run, "--out", merged, "--acs-mode", "nosuch"],
+                           capture_output=True, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("no such mode", p.stderr)
 
     def test_a_stats_pass_left_out_is_skipped_not_failed(self):
         sys.path.insert(0, HERE)
