@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What ACS_RELAY gains and costs on a framework-shaped loop: the program runs W µs of its own host
-# work before each launch of a dependent chain. Natively, under acs (the stream stepped aside: its
-# launches go straight to the driver) and under ACS_RELAY=auto (acs's issuing thread makes them),
+# work before each launch of a dependent chain. Natively, under acs without the relay
+# (ACS_RELAY=off: the stream stepped aside, its launches go straight to the driver) and under
+# ACS_RELAY=auto (the default: acs's issuing thread makes them),
 # ROUNDS interleaved processes each (default 5): the median µs per iteration, native / mode
 # (x > 1: faster than native), and the µs the program's thread spends inside one launch call,
 # natively and relayed. Two variants:
@@ -47,7 +48,7 @@ for variant in ${VARIANTS:-fake gpu}; do
       for mode in native acs relay; do
         case $mode in
           native) out=$(env -u LD_PRELOAD "${env[@]}" "$bin" --host-us "$w") ;;
-          acs) out=$(env "${env[@]}" LD_PRELOAD="$lib" "$bin" --host-us "$w") ;;
+          acs) out=$(env "${env[@]}" LD_PRELOAD="$lib" ACS_RELAY=off "$bin" --host-us "$w") ;;
           relay) out=$(env "${env[@]}" LD_PRELOAD="$lib" ACS_RELAY=auto "$bin" --host-us "$w") ;;
         esac
         got[$mode]+="$(sed -n 's/.*iteration_us=\([0-9.]*\).*/\1/p' <<<"$out") "
