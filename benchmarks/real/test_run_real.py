@@ -71,6 +71,20 @@ __attribute__((destructor)) static void at_exit_stats(void) {
 '''
 
 
+# A program timed from its output (Time = ... s), its digest the rest of its output; the fake
+# reports twice native's time under the preload, times FAKE_SLOW.
+SECOND_PROGRAM = '''
+            [[program]]
+            name = "second"
+            suite = "s2"
+            cmd = ["{python}", "PROG", "stdout"]
+            time = "regex"
+            time_regex = 'Time = (?P<t>[0-9.]+) s'
+            time_scale = 1000
+            digest = "stdout"
+            drop = ['Time =']
+'''
+
 class RunRealTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -362,16 +376,7 @@ class RunRealTest(unittest.TestCase):
             name = "first"
             suite = "s"
             cmd = ["{python}", "PROG", "lines"]
-            [[program]]
-            name = "second"
-            suite = "s2"
-            cmd = ["{python}", "PROG", "stdout"]
-            time = "regex"
-            time_regex = 'Time = (?P<t>[0-9.]+) s'
-            time_scale = 1000
-            digest = "stdout"
-            drop = ['Time =']
-        ''')
+        ''' + SECOND_PROGRAM)
         first, second, third = (os.path.join(self.tmp, f"merge-{i}") for i in range(3))
         p, _ = self.run_runner(m, "--deadline", "0", "--out", first)  # both skipped
         self.assertEqual(p.returncode, 1)
@@ -398,17 +403,7 @@ class RunRealTest(unittest.TestCase):
         self.assertIn("real_programs.json", p.stderr)
 
     def test_merge_takes_the_acs_column_from_another_mode_when_asked(self):
-        m = self.manifest('''
-            [[program]]
-            name = "second"
-            suite = "s2"
-            cmd = ["{python}", "PROG", "stdout"]
-            time = "regex"
-            time_regex = 'Time = (?P<t>[0-9.]+) s'
-            time_scale = 1000
-            digest = "stdout"
-            drop = ['Time =']
-        ''')
+        m = self.manifest(SECOND_PROGRAM)
         run = os.path.join(self.tmp, "acs-mode-run")
         p, _ = self.run_runner(m, "--modes", "native,acs", "--mode", "twice:FAKE_SLOW=2", "--out", run)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
