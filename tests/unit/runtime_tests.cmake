@@ -25,9 +25,10 @@ target_compile_definitions(acs_runtime_unit_tests PRIVATE ACS_TEST_DATA_DIR="${P
 # default): these check what stepping aside does, and where a slow build (the sanitizers') makes
 # the probes' gaps 1-150 µs, a relaying stream makes a scheduler and its own look-ups. The relay
 # has its own tests (issue_queue.*relay*, stream_mode_policy.*relay*, preload.fake_driver_relay_*).
+# One variable per property: gtest_discover_tests splits a value's list into separate arguments.
 gtest_discover_tests(acs_runtime_unit_tests TEST_FILTER "-start_aside_test.*:first_probe_test.*"
-  PROPERTIES LABELS "unit" ENVIRONMENT "ACS_START_ASIDE=0;ACS_RELAY=off")
+  PROPERTIES LABELS "unit" ENVIRONMENT "ACS_START_ASIDE=0" ENVIRONMENT_MODIFICATION "ACS_RELAY=set:off")
 gtest_discover_tests(acs_runtime_unit_tests TEST_FILTER "start_aside_test.*"
-  PROPERTIES LABELS "unit" ENVIRONMENT "ACS_FIRST_PROBE=0;ACS_RELAY=off")
+  PROPERTIES LABELS "unit" ENVIRONMENT "ACS_FIRST_PROBE=0" ENVIRONMENT_MODIFICATION "ACS_RELAY=set:off")
 gtest_discover_tests(acs_runtime_unit_tests TEST_FILTER "first_probe_test.*" PROPERTIES LABELS "unit"
   ENVIRONMENT "ACS_RELAY=off")
