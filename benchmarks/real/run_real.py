@@ -79,6 +79,55 @@ def parse_cpus(text):
     return cpus or None
 
 
+HOST_LOOP = 100_000   # iterations of the host-speed loop: about 4 ms of one CPU (x3 before each run)
+HOST_SLOW = 1.15      # a run whose host loop took this much longer than the median is flagged
+
+
+def host_speed_ms(cpus=None):
+    """The host's speed right now: the fastest of 3 timings of a fixed pure-Python loop, on the
+    runs' CPUs. Taken before every run: on 2026-12-06 one GPU host's CPU ran at half speed, then
+    full speed, within single processes, which moves host-bound rows more than acs does; this
+    tells such a run apart (the markdown's host-speed line, `host_ms` in the JSON)."""
+    before = os.sched_getaffinity(0)
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+    try:
+        best = None
+        for _ in range(3):
+            t0 = time.perf_counter()
+            x = 0
+            for i in range(HOST_LOOP):
+                x = (x * 31 + i) & 0xFFFF
+            ms = (time.perf_counter() - t0) * 1e3
+            best = ms if best is None else min(best, ms)
+        return best
+    finally:
+        if cpus:
+            os.sched_setaffinity(0, before)
+
+
+def host_speed_line(host_ms):
+    """What the host's speed did over a command's runs (host_speed_ms before each), for the
+    table's notes: None without any."""
+    xs = [x for x in host_ms if x is not None]
+    if not xs:
+        return None
+    m = median(xs)
+    slow = sum(1 for x in xs if x > HOST_SLOW * m)
+    return (f"Host speed (a fixed Python loop timed before each run, on the runs' CPUs): median {m:.2f} ms "
+            f"over {len(xs)} runs, {min(xs):.2f}-{max(xs):.2f} ms; {slow} run(s) more than "
+            f"{round((HOST_SLOW - 1) * 100)}% slower than the median"
+            + (": the host's speed moved during the command, so compare its ratios with care." if slow else "."))
+
+
+def host_speeds(results):
+    """Each run's host_speed_ms once: a process that prints several rows (PyTorch's models) has
+    the same runs under each of them."""
+    runs = {(r["process"], mode, i): x for r in results for mode, pm in r["modes"].items()
+            for i, x in enumerate(pm.get("host_ms", []))}
+    return list(runs.values())
+
+
 def run_once(prog, mode_env, timeout, cpus=None):
     """Runs the program once; returns a dict with rc, status, wall_ms, stdout, stderr. With cpus,
     the program runs on those CPUs only, every mode alike, to rule out where the OS puts it as a
@@ -297,6 +346,7 @@ def summarise(prog, mode_names, runs, verdict_if_none="failed", extra_modes=("ac
                 "q1_ms": lower_quartile([r["ms"] for r in good]),
                 "estimate_ms": ESTIMATORS[estimator]([r["ms"] for r in good]),
                 "wall_ms": median([run["wall_ms"] for run, _ in mine]),
+                "host_ms": [run.get("host_ms") for run, _ in mine],
                 "digests": [r["digest"] for r in good], "problems": problems,
             }
         native = per_mode.get("native", {"digests": [], "problems": ["not run"], "ok": 0})
@@ -465,6 +515,10 @@ def markdown(results, mode_names, meta, failures, skipped):
     allg = geomean([x for v in speedups.values() for x in v])
     if allg:
         lines.append(f"Geometric mean of the speed-ups: all x{allg:.2f}; " + ", ".join(parts) + ".")
+    host = host_speed_line(host_speeds(results))
+    if host:
+        lines.append("")
+        lines.append(host)
     if estimator == "fast-state":
         lines.append("")
         lines.append("Repeats in the fast state, per process of several rows and mode: " + "; ".join(
@@ -613,10 +667,13 @@ def main():
             if left is not None and left < 1:
                 run = {"rc": None, "status": "not run (hard deadline)", "wall_ms": None, "stdout": "", "stderr": ""}
             else:
+                host_ms = host_speed_ms(cpus)
                 run = run_once(prog, env, timeout if left is None else min(timeout, left), cpus)
+                run["host_ms"] = host_ms
             rows = results_of(prog, run)
             runs.append((mode, run, rows))
-            log.write(f"### {prog['name']} {mode} rep {rep}: {run['status']}, {fmt(run['wall_ms'], 0)} ms wall\n"
+            log.write(f"### {prog['name']} {mode} rep {rep}: {run['status']}, {fmt(run['wall_ms'], 0)} ms wall, "
+                      f"host loop {fmt(run.get('host_ms'), 2)} ms\n"
                       f"$ {' '.join(f'{k}={shlex.quote(v)}' for k, v in {**prog['env'], **env}.items())} "
                       f"{shlex.join(prog['cmd'])}\n"
                       f"--- stdout (tail)\n{run['stdout'][-LOG_TAIL:]}\n--- stderr (tail)\n{run['stderr'][-LOG_TAIL:]}\n")

@@ -147,8 +147,11 @@ class RunRealTest(unittest.TestCase):
         self.assertEqual(modes[("alpha", "acs_stats")]["runs"], "1")
         with open(os.path.join(out, "real_programs_stats.txt")) as f:
             self.assertIn("fake: acs-stats: fake kernels=0", f.read())
-        # The table is printed last.
-        self.assertTrue(p.stdout.rstrip().splitlines()[-1].startswith("Geometric mean"), p.stdout)
+        # The table is printed last, then the host's speed over the runs (timed before each).
+        tail = p.stdout.rstrip().splitlines()
+        self.assertTrue(tail[-3].startswith("Geometric mean"), p.stdout)
+        self.assertTrue(tail[-1].startswith("Host speed (a fixed Python loop timed before each run"), p.stdout)
+        self.assertIn("over 13 runs", tail[-1])  # 3 reps of 4 modes and the stats pass
         # Interleaved: A B C C B A A B C, then the stats pass.
         with open(os.path.join(out, "real_programs_runs.log")) as f:
             order = [l.split()[2] for l in f if l.startswith("### ")]
@@ -423,6 +426,24 @@ class RunRealTest(unittest.TestCase):
                            capture_output=True, text=True)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("no such mode", p.stderr)
+
+    def test_the_hosts_speed_is_told_and_a_slow_host_flagged(self):
+        sys.path.insert(0, HERE)
+        import run_real
+        self.assertIsNone(run_real.host_speed_line([None, None]))
+        steady = run_real.host_speed_line([5.0, 5.1, 4.9, 5.2, None])
+        self.assertIn("median 5.05 ms over 4 runs, 4.90-5.20 ms; 0 run(s) more than 15% slower", steady)
+        self.assertNotIn("with care", steady)
+        # One run at half speed: flagged.
+        moved = run_real.host_speed_line([5.0, 5.1, 4.9, 10.2])
+        self.assertIn("1 run(s) more than 15% slower", moved)
+        self.assertIn("compare its ratios with care", moved)
+        # A process of several rows counts each of its runs once.
+        results = [{"process": "torch", "modes": {"native": {"host_ms": [5.0, 6.0]}}},
+                   {"process": "torch", "modes": {"native": {"host_ms": [5.0, 6.0]}}},
+                   {"process": "scan", "modes": {"native": {"host_ms": [7.0]}, "acs": {}}}]
+        self.assertEqual(sorted(run_real.host_speeds(results)), [5.0, 6.0, 7.0])
+        self.assertGreater(run_real.host_speed_ms(), 0)
 
     def test_a_stats_pass_left_out_is_skipped_not_failed(self):
         sys.path.insert(0, HERE)
