@@ -32,12 +32,13 @@ stream_mode_policy stream_mode_policy::from_settings() noexcept {
   p.need_backlog = settings().probe_backlog;
   p.launch_bound_counts = settings().graph && !settings().graph_pool;  // launch segments
   p.first_probe_after = settings().first_probe;
-  // The relay's thread needs a CPU of its own: with one, it would take the program's.
+  // The relay's thread needs a CPU of its own: with one, it would take the program's (an affinity
+  // mask of one CPU, or a cgroup CPU limit under two: a container's --cpus).
   p.relay = settings().relays() && process::usable_cpus() >= 2;
   if (settings().relays() && !p.relay)
     log::print_once(log_level::info, "relay:one_cpu",
-                    "ACS_RELAY is off: this process may run on one CPU only, which acs's thread would take "
-                    "from the program");
+                    "ACS_RELAY is off: this process may use one CPU only (its affinity mask, or its cgroup's CPU "
+                    "limit), which acs's thread would take from the program");
   p.relay_always = p.relay && settings().relay == relay_mode::always;
   return p;
 }

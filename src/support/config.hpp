@@ -41,7 +41,7 @@
 //                    probe finds the program busy between its launches (half of the gaps 1-150 µs;
 //                    a tight launch loop only waits for the thread); always: every stepped-aside
 //                    stream, from its first launch aside. Needs ACS_STEP_ASIDE=1, ACS_ISSUE=thread and
-//                    two CPUs in the process's affinity mask; not with ACS_TRACE or ACS_GRAPH_ASIDE;
+//                    two CPUs (affinity mask, cgroup CPU limit); not with ACS_TRACE or ACS_GRAPH_ASIDE;
 //                    default auto (docs/results/runs/2026-12-06-sixteenth/); off: launches aside are
 //                    made on the program's thread
 //   ACS_CHECK        1: check declared footprints          boolean, default 0

@@ -30,8 +30,18 @@ inline bool forked_child() noexcept { return detail::child.load(std::memory_orde
 /// @brief The pthread_atfork child handler's part: marks the child if CUDA was used before.
 void after_fork_in_child() noexcept;
 
-/// @brief How many CPUs the process may run on (its first caller's affinity mask, read once; 1 if
-/// it cannot be read): the relay's thread needs one besides the program's (ACS_RELAY).
+/// @brief How many CPUs the process may run on, read once: its first caller's affinity mask (1 if
+/// it cannot be read), and no more than its cgroups' CPU bandwidth limit allows (cgroup_cpu_limit:
+/// a container's `--cpus`, a Kubernetes CPU limit). The relay's thread needs one besides the
+/// program's (ACS_RELAY): under a limit of 1.5 CPUs, its spinning would get the whole group
+/// throttled.
 unsigned usable_cpus() noexcept;
+
+/// @brief The whole CPUs a cgroup CPU bandwidth limit leaves the process (rounded down, at least
+/// 1), the tightest of its cgroup and the cgroups above it; 0 where none is set or none can be
+/// read. `proc_cgroup`: the process's /proc/self/cgroup; `root`: where cgroups are mounted (v2
+/// at ROOT or ROOT/unified, v1's cpu controller at ROOT/cpu,cpuacct or ROOT/cpu). Arguments for
+/// tests.
+unsigned cgroup_cpu_limit(const char* proc_cgroup = "/proc/self/cgroup", const char* root = "/sys/fs/cgroup") noexcept;
 
 }  // namespace acs::process

@@ -15,7 +15,8 @@ add_executable(acs_runtime_unit_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_thread_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_recycler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_futex_lock.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_bypass.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/test_bypass.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_process.cpp)
 target_link_libraries(acs_runtime_unit_tests PRIVATE acs_runtime acs_warnings GTest::gtest_main)
 target_compile_definitions(acs_runtime_unit_tests PRIVATE ACS_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
 # The runtime's tests of the pool paths run with streams starting redirected (ACS_START_ASIDE=0);
