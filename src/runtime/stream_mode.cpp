@@ -188,11 +188,14 @@ bool stream_mode::relay_verdict(bool may_relay, relay_record now) noexcept {
   // Decided anew by the gaps; a probe that timed none changes nothing.
   if (relay_gaps_ == 0) return was;
   const bool relays = 2 * relay_long_gaps_ >= relay_gaps_;
-  if (relays && !was) {
-    relay_mark_ = now;
-    relay_countdown_ = std::max(policy_.relay_checked_after, 1u);
-  }
+  if (relays && !was) relay_window_from(now);
   return relays;
+}
+
+void stream_mode::relay_window_from(relay_record now) noexcept {
+  relay_mark_ = now;
+  relay_countdown_ = std::max(policy_.relay_checked_after, 1u);
+  relay_waits_due_ = now.waited + std::max(policy_.relay_checked_after / std::max(policy_.relay_waits_per, 1u), 1u);
 }
 
 bool stream_mode::relay_judged(relay_record now) noexcept {
@@ -203,11 +206,11 @@ bool stream_mode::relay_judged(relay_record now) noexcept {
     if (!relaying_.load(std::memory_order_relaxed)) return false;
     relayed = now.relayed - relay_mark_.relayed;
     waited = now.waited - relay_mark_.waited;
-    relay_mark_ = now;
     if (waited * policy_.relay_waits_per < relayed) {
-      relay_countdown_ = std::max(policy_.relay_checked_after, 1u);
+      relay_window_from(now);
       return false;
     }
+    relay_mark_ = now;
     relay_backoff_ = std::min(std::max(relay_backoff_ * 2, 1u), std::max(policy_.max_relay_backoff, 1u));
     relay_deaf_ = backoff = relay_backoff_;
     relaying_.store(false, std::memory_order_release);
@@ -253,6 +256,7 @@ void stream_mode::start() noexcept {
   relay_gaps_ = relay_long_gaps_ = 0;
   relay_mark_ = {};
   relay_backoff_ = relay_deaf_ = relay_countdown_ = 0;
+  relay_waits_due_ = 0;
   // ACS_RELAY=always: a stream that starts aside is relayed from its first launch.
   relaying_.store(policy_.relay_always && policy_.start_aside, std::memory_order_release);
   redirected_launches_ = 0;

@@ -40,7 +40,6 @@
 // is uncontended in practice (a stream is fed by one thread at a time), and the driver
 // serialises launches on one stream anyway: an inline futex lock (futex_lock.hpp), since every
 // launch of a stepped-aside stream takes it. The counters are taken under a spin lock.
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -192,8 +191,7 @@ class alignas(64) stream_mode {
   /// anyway, where the stream relays alone); never with relay_always. Then relay_judged.
   bool relay_check_due(std::uint64_t waited) noexcept {
     if (policy_.relay_always || relay_countdown_ == 0) return false;
-    const unsigned early = std::max(policy_.relay_checked_after / std::max(policy_.relay_waits_per, 1u), 1u);
-    return --relay_countdown_ == 0 || waited - relay_mark_.waited >= early;
+    return --relay_countdown_ == 0 || waited >= relay_waits_due_;
   }
   /// @brief Judges the relay by the device's record now (stream_mode_policy::relay_waits_per):
   /// returns true where the stream stops relaying, from its next launch on.
@@ -253,6 +251,9 @@ class alignas(64) stream_mode {
   };
   // ACS_RELAY at a probe's end (under locked_): whether the stream relays from now on.
   bool relay_verdict(bool may_relay, relay_record now) noexcept;
+  // A relay is judged from `now` on (under locked_ and launches_): its mark, its countdown, and the
+  // device's wait count at which it is judged sooner (relay_check_due).
+  void relay_window_from(relay_record now) noexcept;
   // Whether `footprint` conflicts with the previous footprint seen, which it then replaces.
   bool conflicts_with_previous(const access_set& footprint);
   bool launch_bound_locked() const noexcept;
@@ -286,10 +287,10 @@ class alignas(64) stream_mode {
   std::uint64_t gap_ns_ = 0;          // from its return to this launch's entry
   unsigned relay_gaps_ = 0, relay_long_gaps_ = 0;  // the current probe's timed gaps; those in the relay's range
   relay_record relay_mark_;      // relaying: the device's record when the relay began or last paid
-                                 // (written under launches_ too: relay_check_due reads it)
   unsigned relay_backoff_ = 0;   // probes without the relay after the last one that did not pay
   unsigned relay_deaf_ = 0;      // probes left whose gaps are not heard
   unsigned relay_countdown_ = 0;  // relaying: relayed launches until it is judged (under launches_)
+  std::uint64_t relay_waits_due_ = 0;  // relaying: the device's waits at which it is judged sooner
   std::uint64_t redirected_launches_ = 0;  // redirect: launches since the stream was redirected
 };
 

@@ -30,15 +30,18 @@ void after_fork_in_child() noexcept {
 
 namespace {
 
+using file = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+file open_file(const char* path) { return file(std::fopen(path, "re"), &std::fclose); }
+
 // A small file's first line (cgroup files are one line), empty if it cannot be read.
 std::string first_line(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "re");
-  if (f == nullptr) return {};
+  const file f = open_file(path.c_str());
   char buffer[256] = {};
-  const bool read = std::fgets(buffer, sizeof buffer, f) != nullptr;
-  std::fclose(f);
-  return read ? std::string(buffer) : std::string();
+  return f && std::fgets(buffer, sizeof buffer, f.get()) != nullptr ? std::string(buffer) : std::string();
 }
+
+// The tighter of two limits in whole CPUs, 0 meaning none.
+unsigned tighter(unsigned a, unsigned b) { return a == 0 ? b : b == 0 ? a : std::min(a, b); }
 
 // Whole CPUs of a quota per period (µs), at least 1; 0: no limit (quota -1, "max", unreadable).
 unsigned whole_cpus(long long quota, long long period) {
@@ -67,8 +70,7 @@ template <class LimitOf>
 unsigned tightest(const std::string& base, std::string path, LimitOf limit_of) {
   unsigned best = 0;
   for (;;) {
-    const unsigned here = limit_of(base + path);
-    if (here != 0) best = best == 0 ? here : std::min(best, here);
+    best = tighter(best, limit_of(base + path));
     if (path.empty() || path == "/") return best;
     const std::size_t slash = path.find_last_of('/');
     path.resize(slash == std::string::npos ? 0 : slash);
@@ -79,15 +81,12 @@ unsigned tightest(const std::string& base, std::string path, LimitOf limit_of) {
 
 unsigned cgroup_cpu_limit(const char* proc_cgroup, const char* root) noexcept {
   try {
-    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(proc_cgroup, "re"), &std::fclose);
-    if (!file) return 0;
+    const file cgroups = open_file(proc_cgroup);
+    if (!cgroups) return 0;
     unsigned best = 0;
-    const auto keep = [&](unsigned n) {
-      if (n != 0) best = best == 0 ? n : std::min(best, n);
-    };
     const std::string r = root;
     char line[4096];
-    while (std::fgets(line, sizeof line, file.get()) != nullptr) {
+    while (std::fgets(line, sizeof line, cgroups.get()) != nullptr) {
       // "ID:CONTROLLERS:PATH": v2's is "0::PATH"; v1's cpu controller lists "cpu".
       std::string l(line);
       while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
@@ -96,12 +95,14 @@ unsigned cgroup_cpu_limit(const char* proc_cgroup, const char* root) noexcept {
       const std::string controllers = l.substr(a + 1, b - a - 1), path = l.substr(b + 1);
       if (controllers.empty()) {
         for (const char* base : {"", "/unified"})
-          keep(tightest(r + base, path, [](const std::string& d) { return cpus_of_cpu_max(first_line(d + "/cpu.max")); }));
+          best = tighter(best, tightest(r + base, path, [](const std::string& d) {
+            return cpus_of_cpu_max(first_line(d + "/cpu.max"));
+          }));
         continue;
       }
       const std::string listed = "," + controllers + ",";
       if (listed.find(",cpu,") == std::string::npos) continue;
-      for (const char* base : {"/cpu,cpuacct", "/cpuacct,cpu", "/cpu"}) keep(tightest(r + base, path, cpus_of_cfs));
+      for (const char* base : {"/cpu,cpuacct", "/cpuacct,cpu", "/cpu"}) best = tighter(best, tightest(r + base, path, cpus_of_cfs));
     }
     return best;
   } catch (...) {  // an allocation failed: no limit known
