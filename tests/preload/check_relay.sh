@@ -7,7 +7,7 @@
 # idle, so no probe redirects them). launch_sync_loop (host work, then a launch and a sync that
 # waits for it, as an iterative solver's read-back; 3 us launches) has busy gaps too, but the
 # program waits for nearly every relayed launch: the relay must stop (stream_mode_policy::
-# relay_waits_per), so that fewer than a quarter of its 4000 launches are relayed (4% with the
+# relay_waits_per), so that fewer than a quarter of its 4000 launches are relayed (about 1% with the
 # rule on this project's machine, 97% without it), and its waits must be counted. And a process that may run on one CPU only (taskset)
 # relays nothing: acs's thread would take that CPU from the program.
 program=$1 libacs=$2

@@ -154,26 +154,37 @@ int chain_replay() {
   return failures == 0 ? 0 : 1;
 }
 
-// Launches of neighbours that do not conflict (four apart do), with the host busy `host_us`
-// between them (0: a tight loop, which only launches), a sync after each burst of 500.
-int launch_loop(int host_us) {
-  program p;
-  CUcontext context = nullptr;  // current, as a runtime program's: acs's thread reads layouts in it
+// The set-up of the relay's loops, as a runtime program's: the primary context current (acs's
+// thread reads layouts in it), `setup` launches past the first probe (ACS_FIRST_PROBE, 64) and a
+// sync, then time for acs's thread to read the kernel's layout (a probe does not wait for it:
+// until then its launches count nothing). Returns the launches that succeeded.
+int relay_loop_setup(program& p, int setup) {
+  CUcontext context = nullptr;
   expect(cuDevicePrimaryCtxRetain(&context, 0) == CUDA_SUCCESS && cuCtxSetCurrent(context) == CUDA_SUCCESS,
          "the primary context");
-  constexpr int bursts = 8, burst = 500, setup = 100;
-  // Set-up first, as a program's is: past the first probe (ACS_FIRST_PROBE, 64), then time for
-  // acs's thread to read the kernel's layout (a probe does not wait for it: until then its
-  // launches count nothing).
   int succeeded = 0;
   for (int i = 0; i < setup; ++i) succeeded += p.launch(i) == CUDA_SUCCESS;
   expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  return succeeded;
+}
+
+// The program's own work between launches: `us` of busy host time.
+void host_work(int us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+// Launches of neighbours that do not conflict (four apart do), with the host busy `host_us`
+// between them (0: a tight loop, which only launches), a sync after each burst of 500.
+int launch_loop(int host_us) {
+  program p;
+  constexpr int bursts = 8, burst = 500, setup = 100;
+  int succeeded = relay_loop_setup(p, setup);
   for (int b = 0; b < bursts; ++b) {
     for (int i = 0; i < burst; ++i) {
-      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(host_us);
-      while (std::chrono::steady_clock::now() < until) {
-      }
+      host_work(host_us);
       succeeded += p.launch(i) == CUDA_SUCCESS;
     }
     expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
@@ -187,18 +198,10 @@ int launch_loop(int host_us) {
 // (the read-back of a residual), 4000 times.
 int launch_sync_loop() {
   program p;
-  CUcontext context = nullptr;
-  expect(cuDevicePrimaryCtxRetain(&context, 0) == CUDA_SUCCESS && cuCtxSetCurrent(context) == CUDA_SUCCESS,
-         "the primary context");
   constexpr int iterations = 4000, setup = 100;
-  int succeeded = 0;
-  for (int i = 0; i < setup; ++i) succeeded += p.launch(i) == CUDA_SUCCESS;
-  expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // acs's thread reads the layout
+  int succeeded = relay_loop_setup(p, setup);
   for (int i = 0; i < iterations; ++i) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
-    while (std::chrono::steady_clock::now() < until) {
-    }
+    host_work(20);
     succeeded += p.launch(i) == CUDA_SUCCESS;
     expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
     expect(launches_run() == static_cast<std::uint64_t>(setup + i + 1), "a launch before its sync had not run");
