@@ -18,6 +18,10 @@
 # The fake rows also time each of a new process's first 512 launches (--first 512: their mean and
 # the slowest), with two idle threads alive as in a CUDA process: a one-time cost on the
 # application's thread shows there, not in any loop.
+# VARIANTS="shared static" runs only those; CALLS=N calls per loop (the programs' default: 20000);
+# STAT=min takes each call's fastest round instead of the median (where the host's CPUs run at
+# full or half speed from one second to the next, as the GPU hosts' did on 2026-12-06: a slow
+# round only ever adds time).
 #   scripts/call_overhead.sh [BUILD_DIR]     default build-device; ROUNDS=5
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,7 +29,9 @@ build=${1:-$root/build-device}
 rounds=${ROUNDS:-5}
 lib=$build/interpose/libacs.so
 tmp=$(mktemp -d)
-for variant in shared static fake; do
+stat=${STAT:-median}
+[[ $stat == median || $stat == min ]] || { echo "call_overhead.sh: STAT=$stat: expected median or min" >&2; exit 2; }
+for variant in ${VARIANTS:-shared static fake}; do
   bin=$build/benchmarks/overhead/acs_call_overhead_$variant
   env=()
   if [[ $variant == fake ]]; then
@@ -40,7 +46,7 @@ for variant in shared static fake; do
     echo "$variant: $bin was not built: skipped"
     continue
   fi
-  args=()
+  args=(${CALLS:+--calls "$CALLS"})
   if [[ -n ${COLD:-} ]]; then
     [[ $variant == fake ]] || { echo "$variant: COLD is for the fake rows only: skipped"; continue; }
     args=(--cold "$COLD" --calls 2000 --reps 5)
@@ -62,18 +68,19 @@ for variant in shared static fake; do
       env "${env[@]}" FAKE_CUDA_GRAPHS=1 LD_PRELOAD="$lib" ACS_GRAPH=auto ACS_STEP_ASIDE=0 "$bin" "${args[@]}" >>"$tmp/$variant.graph"
     fi
   done
-  python3 - "$tmp" "$variant" <<'PY'
+  python3 - "$tmp" "$variant" "$stat" <<'PY'
 import collections, statistics, sys
-tmp, variant = sys.argv[1], sys.argv[2]
+tmp, variant, stat = sys.argv[1], sys.argv[2], sys.argv[3]
+pick = min if stat == "min" else statistics.median
 def read(mode):
     d = collections.defaultdict(list)
     for line in open(f"{tmp}/{variant}.{mode}"):
         if line.startswith("call="):
             name, ns = line.split()
             d[name[5:]].append(float(ns[3:]))
-    return {k: statistics.median(v) for k, v in d.items()}
+    return {k: pick(v) for k, v in d.items()}
 n, h, a, b, g = read("native"), read("hooks"), read("acs"), read("nobypass"), read("graph")
-print(f"{variant}: ns per call, medians of interleaved runs" + (" (the fake driver: only acs-native means anything)" if variant == "fake" else " (cudart)"))
+print(f"{variant}: ns per call, {'fastest' if stat == 'min' else 'medians'} of interleaved runs" + (" (the fake driver: only acs-native means anything)" if variant == "fake" else " (cudart)"))
 graph = f" {'graph':>8s} {'graph-native':>13s}" if g else ""
 print(f"{'call':28s} {'native':>8s} {'hooks':>8s} {'acs':>8s} {'acs-native':>11s} {'no-bypass':>10s} {'no-bypass-native':>17s}" + graph)
 for k in n:

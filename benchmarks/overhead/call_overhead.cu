@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
   cudaStreamCaptureStatus status;
   unsigned long long id = 0;
   cudaPointerAttributes attributes;
+  cudaFuncAttributes function;
+  int blocks = 0;
   struct probe {
     const char* name;
     std::function<void()> call;
@@ -62,6 +64,18 @@ int main(int argc, char** argv) {
       {"cudaMemsetAsync", [&] { (void)cudaMemsetAsync(d, 0, 4, s); }, true},
       {"cudaMemcpyAsync", [&] { (void)cudaMemcpyAsync(static_cast<char*>(d) + 64, d, 4, cudaMemcpyDeviceToDevice, s); }, true},
       {"launch", [&] { empty_kernel<<<1, 1, 0, s>>>(); }, true},
+      // What Thrust and CUB call around each algorithm (cuda-samples' radixSortThrust: a temporary
+      // buffer, attribute and occupancy queries, a sync of an idle stream).
+      {"cudaMalloc_cudaFree", [&] {
+         void* t = nullptr;
+         if (cudaMalloc(&t, 4096) == cudaSuccess) (void)cudaFree(t);
+       }, false},
+      {"cudaFuncGetAttributes", [&] { (void)cudaFuncGetAttributes(&function, empty_kernel); }, false},
+      {"cudaOccupancyMaxActiveBlocks", [&] {
+         (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, empty_kernel, 256, 0);
+       }, false},
+      {"cudaDeviceGetAttribute", [&] { (void)cudaDeviceGetAttribute(&blocks, cudaDevAttrMultiProcessorCount, 0); }, false},
+      {"cudaStreamSynchronize_idle", [&] { (void)cudaStreamSynchronize(s); }, false},
   };
   CHECK(cudaEventRecord(e, s));
   CHECK(cudaStreamSynchronize(s));

@@ -83,6 +83,15 @@ HOST_LOOP = 100_000   # iterations of the host-speed loop: about 4 ms of one CPU
 HOST_SLOW = 1.15      # a run whose host loop took this much longer than the median is flagged
 
 
+NOT_RUN = "not run (hard deadline)"
+CUT = "cut by the hard deadline"
+
+
+def cut_short(run):
+    """A run the command's hard deadline left out, or stopped before the program's own limit."""
+    return run["status"] == NOT_RUN or run["status"].startswith(CUT)
+
+
 def host_speed_ms(cpus=None):
     """The host's speed right now: the fastest of 3 timings of a fixed pure-Python loop, on the
     runs' CPUs. Taken before every run: on 2026-12-06 one GPU host's CPU ran at half speed, then
@@ -328,9 +337,8 @@ def summarise(prog, mode_names, runs, verdict_if_none="failed", extra_modes=("ac
         suite = next((rows[name]["suite"] for _, _, rows in runs if name in rows), prog["suite"])
         per_mode = {}
         for mode in mode_names + list(extra_modes):
-            mine = [(run, rows.get(name)) for m, run, rows in runs if m == mode
-                    # an ACS_STATS=1 pass the hard deadline left out measures nothing: skipped, not failed
-                    and not (mode in extra_modes and run["status"].startswith("not run"))]
+            # A run the hard deadline left out or stopped measures nothing: skipped, not failed.
+            mine = [(run, rows.get(name)) for m, run, rows in runs if m == mode and not cut_short(run)]
             if not mine:
                 continue
             problems = []
@@ -359,6 +367,8 @@ def summarise(prog, mode_names, runs, verdict_if_none="failed", extra_modes=("ac
             verdict = verdict_if_none
         elif any(pm["problems"] for pm in per_mode.values()):
             verdict = "failed"
+        elif any(m not in per_mode for m in mode_names):  # every run of a mode cut by the deadline
+            verdict = "cut"
         elif not ref or None in ref:
             verdict = "n/a"
         elif len(ref) > 1:
@@ -655,7 +665,7 @@ def main():
             continue
         timeout = float(prog.get("timeout", args.timeout))
         reps = args.reps or int(prog.get("reps", 3))
-        runs, problems = [], {}
+        runs, problems, cut = [], {}, {}
         t_prog = time.monotonic()
         plan = []
         for rep in range(reps):
@@ -665,11 +675,15 @@ def main():
             env = dict(mode_envs.get(mode, {}))
             left = None if args.hard_deadline is None else args.hard_deadline - (time.monotonic() - t_start)
             if left is not None and left < 1:
-                run = {"rc": None, "status": "not run (hard deadline)", "wall_ms": None, "stdout": "", "stderr": ""}
+                run = {"rc": None, "status": NOT_RUN, "wall_ms": None, "stdout": "", "stderr": ""}
             else:
                 host_ms = host_speed_ms(cpus)
-                run = run_once(prog, env, timeout if left is None else min(timeout, left), cpus)
+                clamped = left is not None and left < timeout
+                run = run_once(prog, env, left if clamped else timeout, cpus)
                 run["host_ms"] = host_ms
+                if clamped and run["status"].startswith("timeout"):
+                    # The command's time ran out, not the program's own limit: says nothing of acs.
+                    run["status"] = f"{CUT} after {left:.0f} s"
             rows = results_of(prog, run)
             runs.append((mode, run, rows))
             log.write(f"### {prog['name']} {mode} rep {rep}: {run['status']}, {fmt(run['wall_ms'], 0)} ms wall, "
@@ -683,8 +697,10 @@ def main():
                     where = "" if mode == "acs_stats" else f" ({mode[:-len('_stats')]})"
                     stats.write(f"{prog['name']}{where}: {line}\n")
             stats.flush()
-            if mode in stats_modes(args) and run["status"].startswith("not run"):
+            if mode in stats_modes(args) and cut_short(run):
                 skipped.append(f"{prog['name']}: its ACS_STATS=1 pass ({mode}) {run['status']}")
+            elif cut_short(run):
+                cut.setdefault(mode, []).append(run["status"])
             elif run["status"] != "ok" or any(r["error"] for r in rows.values()):
                 why = "; ".join([run["status"]] * (run["status"] != "ok") +
                                 [f"{n}: {r['error']}" for n, r in rows.items() if r["error"]])
@@ -697,6 +713,10 @@ def main():
                 by_reason.setdefault(p[0], []).append(f"{m} {len(p)}/{sum(1 for x, _ in plan if x == m)}")
             failures.append(f"{prog['name']}: " + "; ".join(
                 f"{', '.join(ms)} runs: {why}" for why, ms in by_reason.items()))
+        if cut:  # the command's hard deadline, not a failure: what ran still counts
+            skipped.append(f"{prog['name']}: " + ", ".join(
+                f"{m} {len(c)}/{sum(1 for x, _ in plan if x == m)}" for m, c in cut.items()) +
+                " runs cut by the hard deadline (not run, or stopped when the command's time ran out)")
         summary = summarise(prog, mode_names, runs, extra_modes=stats_modes(args))
         results += summary
         for r in summary:

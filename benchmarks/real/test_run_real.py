@@ -456,8 +456,38 @@ class RunRealTest(unittest.TestCase):
         [r] = run_real.summarise(prog, ["native", "acs"], runs)
         self.assertEqual(r["identical"], "yes")
         self.assertNotIn("acs_stats", r["modes"])
-        [r] = run_real.summarise(prog, ["native", "acs"], runs[:1] + [("acs", late, {})])
-        self.assertEqual(r["identical"], "failed")  # a timed run left out still fails the row
+        # A timed mode whose every run the deadline left out or stopped: the row is cut, not failed
+        # (acs did nothing wrong), and not "yes" either (nothing to compare).
+        stopped = {"status": "cut by the hard deadline after 2 s", "wall_ms": 2000.0}
+        for cut in (late, stopped):
+            [r] = run_real.summarise(prog, ["native", "acs"], runs[:1] + [("acs", cut, {})])
+            self.assertEqual(r["identical"], "cut")
+            self.assertNotIn("acs", r["modes"])
+        # One of two runs stopped: the other counts.
+        [r] = run_real.summarise(prog, ["native", "acs"], runs[:2] + [("acs", stopped, {})])
+        self.assertEqual(r["identical"], "yes")
+        self.assertEqual(r["modes"]["acs"]["runs"], 1)
+        # A run that failed on its own still fails the row.
+        [r] = run_real.summarise(prog, ["native", "acs"], runs[:1] + [("acs", {"status": "rc=3", "wall_ms": 1.0}, {})])
+        self.assertEqual(r["identical"], "failed")
+
+    def test_a_run_the_command_ran_out_of_time_for_is_cut_not_failed(self):
+        m = self.manifest('''
+            [[program]]
+            name = "hang"
+            suite = "s"
+            cmd = ["{python}", "PROG", "hang"]
+            timeout = 30
+            time = "wall"
+            digest = "stdout"
+        ''')
+        p, out = self.run_runner(m, "--hard-deadline", "1.5", "--timeout", "30")
+        self.assertEqual(p.returncode, 1)  # not every run measured
+        self.assertNotIn("FAILED", p.stdout)
+        self.assertIn("SKIPPED: hang: native 3/3, acs 3/3, acs_disable 3/3 runs cut by the hard deadline", p.stdout)
+        self.assertIn("its ACS_STATS=1 pass (acs_stats) not run (hard deadline)", p.stdout)
+        self.assertEqual([r["identical"] for r in self.read_csv(out)], ["cut"])
+        # (With time to spare, the program's own limit is a failure: test_failures_are_reported.)
 
     def test_no_gpu_exits_zero(self):
         if shutil.which("nvidia-smi"):
@@ -528,6 +558,40 @@ class ManifestTest(unittest.TestCase):
             # The timing lines are all dropped from the digest.
             left = [l for l in text.splitlines() if l and not any(re.search(d, l) for d in p["drop"])]
             self.assertEqual(left, [], name)
+
+
+class CpuSpeedsTest(unittest.TestCase):
+    """benchmarks/real/cpu_speeds.py: which CPUs run the host loop fastest."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, HERE)
+        import cpu_speeds
+        cls.m = cpu_speeds
+
+    def test_cpu_lists_are_ranges(self):
+        self.assertEqual(self.m.cpu_list({2, 3, 4, 7}), "2-4,7")
+        self.assertEqual(self.m.cpu_list({5}), "5")
+        self.assertEqual(self.m.cpu_list({1, 3, 5, 6}), "1,3,5-6")
+
+    def test_the_fastest_are_by_median_not_by_one_lucky_round(self):
+        times = {1: [10.0, 5.0, 10.0], 2: [6.0, 6.5, 6.0], 3: [6.2, 6.1, 9.0], 4: [9.0, 9.5, 9.1]}
+        self.assertEqual(self.m.fastest(times, 2), {2, 3})
+        self.assertEqual(self.m.fastest(times, 1), {2})
+
+    def test_every_cpu_is_timed_each_round_and_picked_cpus_are_usable(self):
+        allowed = sorted(os.sched_getaffinity(0))
+        times = self.m.measure(allowed[:2], 2)
+        self.assertEqual(set(times), set(allowed[:2]))
+        self.assertTrue(all(len(v) == 2 and all(t > 0 for t in v) for v in times.values()))
+        p = subprocess.run([sys.executable, os.path.join(HERE, "cpu_speeds.py"), "--rounds", "1", "--pick", "1"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(int(p.stdout.strip()), allowed)
+        p = subprocess.run([sys.executable, os.path.join(HERE, "cpu_speeds.py"), "--pick", str(len(allowed) + 1)],
+                           capture_output=True, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("--pick", p.stderr)
 
 
 class InterleavedTimingTest(unittest.TestCase):
