@@ -92,6 +92,16 @@ def cut_short(run):
     return run["status"] == NOT_RUN or run["status"].startswith(CUT)
 
 
+def hung(run, earlier):
+    """A run stopped by the deadline after more than HUNG_FACTOR times the longest run of the same
+    program that finished: likely a hang (acs's own, perhaps), so a failure, not a cut."""
+    done = [r["wall_ms"] for _, r, _ in earlier if r["status"] == "ok" and r["wall_ms"]]
+    return bool(done) and run["wall_ms"] is not None and run["wall_ms"] > HUNG_FACTOR * max(done)
+
+
+HUNG_FACTOR = 3
+
+
 def host_speed_ms(cpus=None):
     """The host's speed right now: the fastest of 3 timings of a fixed pure-Python loop, on the
     runs' CPUs. Taken before every run: on 2026-12-06 one GPU host's CPU ran at half speed, then
@@ -681,7 +691,7 @@ def main():
                 clamped = left is not None and left < timeout
                 run = run_once(prog, env, left if clamped else timeout, cpus)
                 run["host_ms"] = host_ms
-                if clamped and run["status"].startswith("timeout"):
+                if clamped and run["status"].startswith("timeout") and not hung(run, runs):
                     # The command's time ran out, not the program's own limit: says nothing of acs.
                     run["status"] = f"{CUT} after {left:.0f} s"
             rows = results_of(prog, run)

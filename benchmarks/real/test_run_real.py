@@ -42,6 +42,8 @@ FAKE_PROGRAM = textwrap.dedent(r'''
         print("Throughput = 2.0000 MElements/s, Size = 1000 Elements")
     elif kind == "hang":
         time.sleep(60)
+    elif kind == "hang_preloaded":
+        time.sleep(60 if preloaded else 0)
     elif kind == "varies":
         print(time.time_ns())
     elif kind == "affinity":
@@ -488,6 +490,29 @@ class RunRealTest(unittest.TestCase):
         self.assertIn("its ACS_STATS=1 pass (acs_stats) not run (hard deadline)", p.stdout)
         self.assertEqual([r["identical"] for r in self.read_csv(out)], ["cut"])
         # (With time to spare, the program's own limit is a failure: test_failures_are_reported.)
+
+    def test_a_run_cut_long_after_its_programs_other_runs_finished_is_a_hang(self):
+        sys.path.insert(0, HERE)
+        import run_real
+        ok = {"status": "ok", "wall_ms": 900.0}
+        earlier = [("native", ok, {})]
+        self.assertTrue(run_real.hung({"status": "timeout after 5 s", "wall_ms": 5000.0}, earlier))
+        self.assertFalse(run_real.hung({"status": "timeout after 2 s", "wall_ms": 2000.0}, earlier))
+        self.assertFalse(run_real.hung({"status": "timeout after 5 s", "wall_ms": 5000.0}, []))
+        # End to end: native finishes in well under a second; under the preload it hangs, and the
+        # deadline that stops it comes long after: failed, not cut.
+        m = self.manifest('''
+            [[program]]
+            name = "hangs_preloaded"
+            suite = "s"
+            cmd = ["{python}", "PROG", "hang_preloaded"]
+            timeout = 30
+            time = "wall"
+            digest = "stdout"
+        ''')
+        p, out = self.run_runner(m, "--hard-deadline", "4", "--timeout", "30", "--modes", "native,acs", "--no-stats")
+        self.assertIn("FAILED: hangs_preloaded", p.stdout)
+        self.assertEqual([r["identical"] for r in self.read_csv(out)], ["failed"])
 
     def test_no_gpu_exits_zero(self):
         if shutil.which("nvidia-smi"):
