@@ -26,6 +26,24 @@ class stream_mode::lock_guard {
   std::atomic<bool>& flag_;
 };
 
+namespace {
+
+void one_cpu_only() noexcept {
+  log::print_once(log_level::info, "relay:one_cpu",
+                  "ACS_RELAY is off: this process may use one CPU only (its affinity mask, or its cgroup's CPU "
+                  "limit), which acs's thread would take from the program");
+}
+
+// The cgroup CPU limit `limit_of` reads leaves the relay's thread a CPU (none set, or two or more).
+bool relay_room(unsigned (*limit_of)() noexcept) noexcept {
+  const unsigned limit = limit_of != nullptr ? limit_of() : 0;
+  if (limit == 0 || limit >= 2) return true;
+  one_cpu_only();
+  return false;
+}
+
+}  // namespace
+
 stream_mode_policy stream_mode_policy::from_settings() noexcept {
   stream_mode_policy p;
   p.start_aside = settings().step_aside && settings().start_aside;
@@ -33,13 +51,15 @@ stream_mode_policy stream_mode_policy::from_settings() noexcept {
   p.launch_bound_counts = settings().graph && !settings().graph_pool;  // launch segments
   p.first_probe_after = settings().first_probe;
   // The relay's thread needs a CPU of its own: with one, it would take the program's (an affinity
-  // mask of one CPU, or a cgroup CPU limit under two: a container's --cpus).
-  p.relay = settings().relays() && process::usable_cpus() >= 2;
-  if (settings().relays() && !p.relay)
-    log::print_once(log_level::info, "relay:one_cpu",
-                    "ACS_RELAY is off: this process may use one CPU only (its affinity mask, or its cgroup's CPU "
-                    "limit), which acs's thread would take from the program");
+  // mask of one CPU, or a cgroup CPU limit under two: a container's --cpus). The mask is read here,
+  // at the stream's first launch (one system call); the cgroup limit's files only when a relay
+  // would start (relay_room), by when acs's background thread has read them (start.cpp). With
+  // ACS_RELAY=always the relay starts at the first launch: asked here.
+  p.relay = settings().relays() && process::affinity_cpus() >= 2;
   p.relay_always = p.relay && settings().relay == relay_mode::always;
+  if (p.relay_always) p.relay = p.relay_always = relay_room(&process::process_cgroup_cpu_limit);
+  if (p.relay) p.relay_cgroup_limit = &process::process_cgroup_cpu_limit;
+  if (settings().relays() && !p.relay) one_cpu_only();
   return p;
 }
 
@@ -187,7 +207,7 @@ bool stream_mode::relay_verdict(bool may_relay, relay_record now) noexcept {
   }
   // Decided anew by the gaps; a probe that timed none changes nothing.
   if (relay_gaps_ == 0) return was;
-  const bool relays = 2 * relay_long_gaps_ >= relay_gaps_;
+  const bool relays = 2 * relay_long_gaps_ >= relay_gaps_ && (was || relay_room(policy_.relay_cgroup_limit));
   if (relays && !was) relay_window_from(now);
   return relays;
 }

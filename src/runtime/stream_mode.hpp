@@ -120,6 +120,11 @@ struct stream_mode_policy {
   // end 256-1024 launches apart).
   bool relay = false;
   bool relay_always = false;
+  // Where a relay about to start asks the process's cgroup CPU limit (whole CPUs, 0: none; it
+  // starts only with none or two or more). from_settings: process::process_cgroup_cpu_limit, whose
+  // files acs's background thread reads meanwhile, not a launch (the affinity mask is part of
+  // `relay` already). nullptr: not asked.
+  unsigned (*relay_cgroup_limit)() noexcept = nullptr;
   std::uint64_t relay_gap_ns = 1000;
   std::uint64_t relay_gap_max_ns = 150000;
   unsigned relay_checked_after = 64;

@@ -110,17 +110,25 @@ unsigned cgroup_cpu_limit(const char* proc_cgroup, const char* root) noexcept {
   }
 }
 
-unsigned usable_cpus() noexcept {
+unsigned affinity_cpus() noexcept {
   static const unsigned cpus = [] {
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) != 0) return 1u;
     const int n = CPU_COUNT(&set);
-    const unsigned mask = n > 0 ? static_cast<unsigned>(n) : 1u;
-    const unsigned limit = cgroup_cpu_limit();
-    return limit != 0 ? std::min(mask, limit) : mask;
+    return n > 0 ? static_cast<unsigned>(n) : 1u;
   }();
   return cpus;
+}
+
+unsigned usable_cpus() noexcept {
+  const unsigned mask = affinity_cpus(), limit = process_cgroup_cpu_limit();
+  return limit != 0 ? std::min(mask, limit) : mask;
+}
+
+unsigned process_cgroup_cpu_limit() noexcept {
+  static const unsigned limit = cgroup_cpu_limit();
+  return limit;
 }
 
 }  // namespace acs::process

@@ -37,6 +37,15 @@ void after_fork_in_child() noexcept;
 /// throttled.
 unsigned usable_cpus() noexcept;
 
+/// @brief The affinity mask's part of usable_cpus(), read once by its first caller (one system
+/// call): a stream's first launch asks it.
+unsigned affinity_cpus() noexcept;
+
+/// @brief The cgroup part: this process's cgroup_cpu_limit(), read once (about ten file reads,
+/// 50-100 µs). acs's background thread reads it at the first CUDA call (start.cpp), and the relay
+/// asks only when it would start, so that no launch of the program waits for the files.
+unsigned process_cgroup_cpu_limit() noexcept;
+
 /// @brief The whole CPUs a cgroup CPU bandwidth limit leaves the process (rounded down, at least
 /// 1), the tightest of its cgroup and the cgroups above it; 0 where none is set or none can be
 /// read. `proc_cgroup`: the process's /proc/self/cgroup; `root`: where cgroups are mounted (v2

@@ -2,6 +2,7 @@
 // previous one leaves the pool; a stepped-aside stream in which parallelism appears comes back.
 #include "src/runtime/stream_mode.hpp"
 
+#include <atomic>
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -335,6 +336,41 @@ TEST(stream_mode_policy, a_relay_the_program_keeps_waiting_for_stops_and_backs_o
   stream_mode_policy always = p;
   always.relay_always = true;
   EXPECT_EQ(relay_with_waits(always, 64, 4), "RRRR");
+}
+
+namespace {
+unsigned fake_cgroup_limit = 0;  // whole CPUs, 0: none set
+std::atomic<unsigned> cgroup_asked{0};
+unsigned cgroup_limit() noexcept {
+  cgroup_asked.fetch_add(1);
+  return fake_cgroup_limit;
+}
+}  // namespace
+
+// The cgroup CPU limit is asked only when a relay would start, never at a launch that merely
+// probes (its files are read on acs's background thread meanwhile: start.cpp), and a limit under
+// two CPUs keeps the relay off; none, or two and more, let it start.
+TEST(stream_mode_policy, a_relay_starts_only_where_the_cgroup_leaves_its_thread_a_cpu) {
+  stream_mode_policy p = relay_policy();
+  p.relay_cgroup_limit = &cgroup_limit;
+  for (const unsigned limit : {0u, 1u, 2u, 8u}) {
+    fake_cgroup_limit = limit;
+    cgroup_asked = 0;
+    stream_mode mode(p);
+    EXPECT_EQ(cgroup_asked.load(), 0u) << "asked at the stream's start";
+    const bool starts = limit != 1;
+    EXPECT_EQ(relay_after_bursts(mode, {12000}), (std::vector<bool>{starts})) << "limit " << limit;
+    EXPECT_EQ(cgroup_asked.load(), 1u) << "limit " << limit;
+    // Gaps too short to relay: the limit is not asked again.
+    (void)relay_after_bursts(mode, {100});
+    EXPECT_EQ(cgroup_asked.load(), 1u) << "limit " << limit;
+  }
+  // A relay that runs is not asked again at the next probe's end.
+  fake_cgroup_limit = 0;
+  cgroup_asked = 0;
+  stream_mode running(p);
+  EXPECT_EQ(relay_after_bursts(running, {12000, 12000}), (std::vector<bool>{true, true}));
+  EXPECT_EQ(cgroup_asked.load(), 1u);
 }
 
 TEST(stream_mode_policy, the_relay_follows_the_policy_and_the_stream) {
