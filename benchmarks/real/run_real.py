@@ -19,6 +19,7 @@ Prints the table last. Exit status: 0 when every run succeeded and every digest 
 (or without a GPU); 1 otherwise. Standard library only.
 """
 import argparse
+import collections
 import csv
 import hashlib
 import json
@@ -85,6 +86,7 @@ HOST_SLOW = 1.15      # a run whose host loop took this much longer than the med
 
 NOT_RUN = "not run (hard deadline)"
 CUT = "cut by the hard deadline"
+HUNG_FACTOR = 3       # a run the deadline stopped after this many times its program's longest finished run hung
 
 
 def cut_short(run):
@@ -97,9 +99,6 @@ def hung(run, earlier):
     program that finished: likely a hang (acs's own, perhaps), so a failure, not a cut."""
     done = [r["wall_ms"] for _, r, _ in earlier if r["status"] == "ok" and r["wall_ms"]]
     return bool(done) and run["wall_ms"] is not None and run["wall_ms"] > HUNG_FACTOR * max(done)
-
-
-HUNG_FACTOR = 3
 
 
 def host_speed_ms(cpus=None):
@@ -681,6 +680,7 @@ def main():
         for rep in range(reps):
             plan += [(m, rep) for m in (mode_names if rep % 2 == 0 else mode_names[::-1])]
         plan += [(m, reps) for m in stats_modes(args)]
+        planned = collections.Counter(m for m, _ in plan)
         for mode, rep in plan:
             env = dict(mode_envs.get(mode, {}))
             left = None if args.hard_deadline is None else args.hard_deadline - (time.monotonic() - t_start)
@@ -720,12 +720,12 @@ def main():
         if problems:  # one line per program: the modes that failed, grouped by their first reason
             by_reason = {}
             for m, p in problems.items():
-                by_reason.setdefault(p[0], []).append(f"{m} {len(p)}/{sum(1 for x, _ in plan if x == m)}")
+                by_reason.setdefault(p[0], []).append(f"{m} {len(p)}/{planned[m]}")
             failures.append(f"{prog['name']}: " + "; ".join(
                 f"{', '.join(ms)} runs: {why}" for why, ms in by_reason.items()))
         if cut:  # the command's hard deadline, not a failure: what ran still counts
             skipped.append(f"{prog['name']}: " + ", ".join(
-                f"{m} {len(c)}/{sum(1 for x, _ in plan if x == m)}" for m, c in cut.items()) +
+                f"{m} {len(c)}/{planned[m]}" for m, c in cut.items()) +
                 " runs cut by the hard deadline (not run, or stopped when the command's time ran out)")
         summary = summarise(prog, mode_names, runs, extra_modes=stats_modes(args))
         results += summary

@@ -166,9 +166,9 @@ ACS_HOT void cuda_in_use() noexcept {
       guarded("cuda_in_use", [] { set_device_connections(); });
       // Its first job usually comes with a stream's first probe, inside the program's launches.
       background::start();
-      // The relay's CPU check (stream_mode_policy) reads the cgroup limit at a stream's first
-      // launch: 50-100 µs of file reads on the program's thread there (a short program's timed
-      // launches), unless read ahead now. A job that cannot be posted leaves it to that launch.
+      // The relay's CPU check (stream_mode_policy::relay_cgroup_limit) needs the cgroup limit, 50-100
+      // µs of file reads, when a relay would start: read here on acs's thread, not by that launch.
+      // A job that cannot be posted leaves it to the launch.
       if (settings().relays()) (void)background::post([] { (void)process::process_cgroup_cpu_limit(); });
       cuda_set_up.store(true, std::memory_order_release);
     });

@@ -121,11 +121,6 @@ unsigned affinity_cpus() noexcept {
   return cpus;
 }
 
-unsigned usable_cpus() noexcept {
-  const unsigned mask = affinity_cpus(), limit = process_cgroup_cpu_limit();
-  return limit != 0 ? std::min(mask, limit) : mask;
-}
-
 unsigned process_cgroup_cpu_limit() noexcept {
   static const unsigned limit = cgroup_cpu_limit();
   return limit;

@@ -30,20 +30,17 @@ inline bool forked_child() noexcept { return detail::child.load(std::memory_orde
 /// @brief The pthread_atfork child handler's part: marks the child if CUDA was used before.
 void after_fork_in_child() noexcept;
 
-/// @brief How many CPUs the process may run on, read once: its first caller's affinity mask (1 if
-/// it cannot be read), and no more than its cgroups' CPU bandwidth limit allows (cgroup_cpu_limit:
-/// a container's `--cpus`, a Kubernetes CPU limit). The relay's thread needs one besides the
-/// program's (ACS_RELAY): under a limit of 1.5 CPUs, its spinning would get the whole group
-/// throttled.
-unsigned usable_cpus() noexcept;
+// How many CPUs the process may run on, in two parts. The relay's thread needs one besides the
+// program's (ACS_RELAY): on one CPU it would take the program's, and under a cgroup limit of 1.5
+// CPUs its spinning would get the whole group throttled.
 
-/// @brief The affinity mask's part of usable_cpus(), read once by its first caller (one system
-/// call): a stream's first launch asks it.
+/// @brief The CPUs in the affinity mask of its first caller, read once (one system call; 1 if it
+/// cannot be read): a stream's first launch asks it.
 unsigned affinity_cpus() noexcept;
 
-/// @brief The cgroup part: this process's cgroup_cpu_limit(), read once (about ten file reads,
-/// 50-100 µs). acs's background thread reads it at the first CUDA call (start.cpp), and the relay
-/// asks only when it would start, so that no launch of the program waits for the files.
+/// @brief This process's cgroup_cpu_limit() (a container's `--cpus`, a Kubernetes CPU limit), read
+/// once (about ten file reads, 50-100 µs). acs's background thread reads it at the first CUDA call
+/// (start.cpp), and the relay asks only when it would start, so that no launch waits for the files.
 unsigned process_cgroup_cpu_limit() noexcept;
 
 /// @brief The whole CPUs a cgroup CPU bandwidth limit leaves the process (rounded down, at least

@@ -86,13 +86,11 @@ TEST_F(cgroup_tree, malformed_files_are_no_limit) {
   EXPECT_EQ(limit("garbage without colons\n"), 0u);
 }
 
-// This process's own: whatever the machine, a number, and usable_cpus() never above the mask.
-TEST(process_cpus, usable_cpus_are_at_least_one_and_within_any_limit) {
-  const unsigned limit = process::cgroup_cpu_limit();
-  EXPECT_GE(process::usable_cpus(), 1u);
-  if (limit != 0) {
-    EXPECT_LE(process::usable_cpus(), limit);
-  }
+// This process's own: whatever the machine, at least one CPU in the mask, and the limit read
+// once is the one read now.
+TEST(process_cpus, the_process_has_a_cpu_and_its_cgroup_limit_is_read_once_as_it_is) {
+  EXPECT_GE(process::affinity_cpus(), 1u);
+  EXPECT_EQ(process::process_cgroup_cpu_limit(), process::cgroup_cpu_limit());
 }
 
 }  // namespace
