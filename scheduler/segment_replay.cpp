@@ -1,6 +1,8 @@
 #include "scheduler/segment_replay.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <iterator>
 
 namespace acs {
 
@@ -14,6 +16,15 @@ constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t w) noexcept {
   return h * 0xbf58476d1ce4e5b9ull;
 }
 
+// The hash of a key's prefix extended by one kernel's n words: a cheap step per word (a rotate
+// and a multiply, which carry every bit of it upwards and back round) and the full mix once per
+// kernel. Its quality only decides how soon a segment is held or built; an executable is reused
+// only for an equal key (executable()).
+inline std::uint64_t extend(std::uint64_t h, const std::uint64_t* w, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i) h = std::rotl(h ^ w[i], 29) * 0x9fb21c651e98df25ull;
+  return mix(h, n);
+}
+
 // Bounds on what recurrence detection remembers: past them it starts again (forgetting costs
 // only later replays, never correctness). Prefixes: as many as the cached executables' segments
 // have kernels, twice over (keys seen but not yet built), so that the table stays small enough
@@ -23,12 +34,6 @@ constexpr std::size_t max_seen = 1u << 16;
 constexpr std::size_t min_prefixes = 4096;
 
 }  // namespace
-
-std::size_t segment_replay::key_hash::operator()(const std::vector<std::uint64_t>& k) const noexcept {
-  std::uint64_t h = seed;
-  for (std::uint64_t w : k) h = mix(h, w);
-  return static_cast<std::size_t>(h);
-}
 
 segment_replay::segment_replay(backend& gpu, sink& out, segment_replay_config config)
     : gpu_(gpu), out_(out), config_(config), prefix_(seed) {
@@ -74,24 +79,24 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
     end_segment();
     return pass(s, access, kernel, group, /*detached=*/false);
   }
-  // The kernel's words of the key (identity, group, footprint), kept only while the segment is
-  // held; the hash always, for the segment's prefixes.
-  std::uint64_t h = prefix_;
+  // The kernel's words of the key (identity, group, footprint), written in place at the key's
+  // end and kept only while the segment is held; their hash always, for the segment's prefixes.
   const std::size_t key_start = key_.size();
-  auto word = [&](std::uint64_t w) {
-    h = mix(h, w);
-    if (holding_) key_.push_back(w);
-  };
+  key_.resize(key_start + (position_ == 0 ? 2 : 0) + std::size(id.words) + 2 +
+              2 * (access.reads.size() + access.writes.size()));
+  std::uint64_t* w = key_.data() + key_start;
   // The stream first: CUDA runs the launches of one executable one after another, so an
   // executable shared by two streams would serialise them (seen on the H200: cuda-samples'
   // simpleHyperQ, 32 streams of the same kernels, at x0.10). One stream's launches are ordered
   // anyway.
-  if (position_ == 0) word(s.key), word(in_order);
-  for (std::uint64_t w : id.words) word(w);
-  word(group);
-  word(access.reads.size() << 32 | access.writes.size());
-  for (const byte_range& r : access.reads) word(r.first), word(r.last);
-  for (const byte_range& r : access.writes) word(r.first), word(r.last);
+  if (position_ == 0) *w++ = s.key, *w++ = in_order;
+  for (std::uint64_t x : id.words) *w++ = x;
+  *w++ = group;
+  *w++ = access.reads.size() << 32 | access.writes.size();
+  for (const byte_range& r : access.reads) *w++ = r.first, *w++ = r.last;
+  for (const byte_range& r : access.writes) *w++ = r.first, *w++ = r.last;
+  const std::uint64_t h = extend(prefix_, key_.data() + key_start, key_.size() - key_start);
+  if (!holding_) key_.resize(key_start);
   if (holding_ && prefixes_.contains(h)) {
     // Held: only now copied. A launch whose status is not known in advance (backend::detach)
     // is never held: the segment ends before it, which takes no words of it.
@@ -172,15 +177,19 @@ const segment_replay::cached* segment_replay::executable() {
   nodes_.clear();
   for (std::size_t i = 0; i < held_count_; ++i) nodes_.push_back(held_[i].kernel);
   try {
-    if (const auto hit = cache_.find(key_); hit != cache_.end()) {
-      lru_.splice(lru_.begin(), lru_, hit->second);
-      const std::vector<graph_edge>& e = hit->second->edges;
-      const graph_description d{nodes_.data(), nodes_.size(), e.data(), e.size()};
-      if (gpu_.graph_update(hit->second->exec, d) == 0) {
-        ++stats_.updates;
-        return &*hit->second;
+    // Found by the key's hash (prefix_, computed launch by launch), used only for an equal key.
+    if (const auto hit = cache_.find(prefix_); hit != cache_.end()) {
+      if (hit->second->key == key_) {
+        lru_.splice(lru_.begin(), lru_, hit->second);
+        const std::vector<graph_edge>& e = hit->second->edges;
+        const graph_description d{nodes_.data(), nodes_.size(), e.data(), e.size()};
+        if (gpu_.graph_update(hit->second->exec, d) == 0) {
+          ++stats_.updates;
+          return &*hit->second;
+        }
       }
-      gpu_.graph_destroy(hit->second->exec);  // built again below
+      // An update that failed, or another key of the same hash: built again below.
+      gpu_.graph_destroy(hit->second->exec);
       lru_.erase(hit->second);
       cache_.erase(hit);
     } else if (const auto it = seen_.find(prefix_); it == seen_.end() || it->second < config_.after) {
@@ -196,15 +205,15 @@ const segment_replay::cached* segment_replay::executable() {
     ++stats_.built;
     if (lru_.size() >= config_.cache) {
       gpu_.graph_destroy(lru_.back().exec);
-      cache_.erase(lru_.back().key);
+      cache_.erase(lru_.back().hash);
       lru_.pop_back();
       ++stats_.evictions;
     }
     std::vector<bool> entered(held_count_, false);
     for (const graph_edge& e : edges_) entered[e.to] = true;
     const auto roots = static_cast<std::uint32_t>(std::count(entered.begin(), entered.end(), false));
-    lru_.push_front({key_, edges_, exec, roots});
-    cache_.emplace(key_, lru_.begin());
+    lru_.push_front({key_, prefix_, edges_, exec, roots});
+    cache_.emplace(prefix_, lru_.begin());
     return &lru_.front();
   } catch (...) {  // out of memory: the stream path needs none
     return nullptr;

@@ -125,12 +125,10 @@ class segment_replay {
   };
   struct cached {
     std::vector<std::uint64_t> key;
+    std::uint64_t hash = 0;         // the key's, its index in cache_
     std::vector<graph_edge> edges;  // equal keys give equal edges: an update passes these
     graph_handle exec = 0;
     std::uint32_t roots = 0;  // nodes with no edge into them
-  };
-  struct key_hash {
-    std::size_t operator()(const std::vector<std::uint64_t>& k) const noexcept;
   };
 
   backend_status take(const virtual_stream& s, const access_set& access, const void* kernel, std::uint64_t group,
@@ -158,12 +156,13 @@ class segment_replay {
   std::size_t held_count_ = 0;
   std::uint64_t launches_ = 0;
   // Prefix hashes of segments seen, occurrences of whole keys (64-bit hashes: a collision only
-  // holds a segment, or builds it, sooner), and the executables by full key.
+  // holds a segment, or builds it, sooner), and the executables by their key's hash, each used only
+  // for its own key.
   hash_set64 prefixes_;
   std::size_t max_prefixes_ = 0;
   std::unordered_map<std::uint64_t, unsigned> seen_;
   std::list<cached> lru_;
-  std::unordered_map<std::vector<std::uint64_t>, std::list<cached>::iterator, key_hash> cache_;
+  std::unordered_map<std::uint64_t, std::list<cached>::iterator> cache_;  // by the key's hash
   std::vector<const void*> nodes_;  // scratch
   std::vector<graph_edge> edges_;
   segment_replay_stats stats_;

@@ -1,0 +1,95 @@
+// Host time per launch on the application's thread where graph replay applies (issue 16's
+// "host µs per replayed launch, <= 0.5 µs, acs's decision included"): a loop body of K
+// independent tiny kernels, each on a buffer of its own, then a stream sync, repeated. Natively
+// each launch is a driver call; under ACS_GRAPH=auto the body recurs, so from its second
+// occurrence acs holds its launches and launches them as one graph at the sync (or at the K-th
+// kernel, if K >= ACS_GRAPH_KERNELS). Run it natively and under the preload with and without
+// graphs (scripts/replay_overhead.sh interleaves the three).
+//
+// Rows ("row=NAME host_ns=X iteration_us=Y"):
+//   same     every body launches the same kernels with the same arguments (a replay, no update);
+//   update   one scalar argument changes every body (every node of the graph is updated);
+// host_ns: the launch loop's time / K (the sync outside it); iteration_us: launches and sync.
+// Medians over the timed bodies of each rep, then over reps. A checksum of the buffers last.
+//
+//   replay_overhead [--kernels K] [--bodies N] [--warmup N] [--reps R]
+#include <cuda_runtime.h>
+
+#include "cuda_check.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+__global__ void bump(float* p, float v) { p[threadIdx.x] = p[threadIdx.x] * 0.5f + v; }
+
+static double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  int kernels = 64, bodies = 200, warmup = 100, reps = 5;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (!std::strcmp(argv[i], "--kernels")) kernels = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--bodies")) bodies = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--warmup")) warmup = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[++i]);
+  }
+  if (kernels < 1 || bodies < 1 || warmup < 0 || reps < 1) {
+    std::fprintf(stderr, "replay_overhead: --kernels, --bodies, --reps must be >= 1, --warmup >= 0\n");
+    return 2;
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no CUDA device found: nothing to measure\n");
+    return 0;
+  }
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  // One allocation per kernel: independent whatever the footprint's precision.
+  std::vector<float*> buffers(static_cast<std::size_t>(kernels));
+  for (float*& b : buffers) {
+    CHECK(cudaMalloc(&b, 32 * sizeof(float)));
+    CHECK(cudaMemset(b, 0, 32 * sizeof(float)));
+  }
+  CHECK(cudaDeviceSynchronize());
+  for (const bool update : {false, true}) {
+    std::vector<double> host_per_rep, iteration_per_rep;
+    for (int r = 0; r < reps; ++r) {
+      std::vector<double> host, iteration;
+      for (int b = -warmup; b < bodies; ++b) {
+        const float v = update ? 0.001f * static_cast<float>((b + warmup) % 1000) : 0.25f;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < kernels; ++k) bump<<<1, 32, 0, s>>>(buffers[static_cast<std::size_t>(k)], v);
+        const auto t1 = std::chrono::steady_clock::now();
+        CHECK(cudaStreamSynchronize(s));
+        const auto t2 = std::chrono::steady_clock::now();
+        if (b < 0) continue;
+        host.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kernels);
+        iteration.push_back(std::chrono::duration<double, std::micro>(t2 - t0).count());
+      }
+      host_per_rep.push_back(median(host));
+      iteration_per_rep.push_back(median(iteration));
+    }
+    std::printf("row=%s host_ns=%.1f iteration_us=%.2f\n", update ? "update" : "same", median(host_per_rep),
+                median(iteration_per_rep));
+  }
+  CHECK(cudaGetLastError());
+  // The buffers' bytes, for the script's identical-output check.
+  unsigned long long h = 1469598103934665603ull;
+  std::vector<float> host(32);
+  for (float* b : buffers) {
+    CHECK(cudaMemcpy(host.data(), b, host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (const float f : host) {
+      unsigned bits;
+      std::memcpy(&bits, &f, sizeof bits);
+      h = (h ^ bits) * 1099511628211ull;
+    }
+  }
+  std::printf("checksum=%016llx\n", h);
+  return 0;
+}

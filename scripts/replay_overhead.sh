@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Host ns per launch on the application's thread where graph replay applies (issue 16's target:
+# <= 500 ns per replayed launch, acs's decision included): benchmarks/overhead/replay_overhead.cu
+# natively, under acs without graphs (ACS_GRAPH=off) and with them (ACS_GRAPH=auto), ROUNDS
+# interleaved processes each; each mode's median (STAT=min: its fastest) per row, and one
+# ACS_STATS=1 run with graphs, for the replay counters. Every process's checksum must agree.
+#   scripts/replay_overhead.sh [BUILD_DIR]     default build-device; ROUNDS=5; ARGS="--kernels 64"
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-$root/build-device}
+rounds=${ROUNDS:-5}
+stat=${STAT:-median}
+[[ $stat == median || $stat == min ]] || { echo "replay_overhead.sh: STAT=$stat: expected median or min" >&2; exit 2; }
+bin=$build/benchmarks/overhead/acs_replay_overhead
+lib=$build/interpose/libacs.so
+[[ -x $bin && -f $lib ]] || { echo "replay_overhead.sh: $bin or $lib was not built (needs the CUDA compiler)" >&2; exit 1; }
+read -r -a args <<<"${ARGS:-}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+run() {  # MODE: one process, appended to $tmp/MODE
+  case $1 in
+    native) "$bin" "${args[@]}" ;;
+    acs) LD_PRELOAD=$lib ACS_GRAPH=off "$bin" "${args[@]}" ;;
+    graph) LD_PRELOAD=$lib ACS_GRAPH=auto "$bin" "${args[@]}" ;;
+  esac >>"$tmp/$1"
+}
+for ((r = 0; r < rounds; r++)); do for mode in native acs graph; do run $mode; done; done
+LD_PRELOAD=$lib ACS_GRAPH=auto ACS_STATS=1 "$bin" "${args[@]}" >/dev/null 2>"$tmp/stats"
+pick() {  # MODE ROW FIELD: the mode's median (or fastest) value of the field in that row
+  sed -n "s/^row=$2 .*$3=\([0-9.]*\).*/\1/p" "$tmp/$1" | sort -g |
+    awk -v stat="$stat" '{v[NR]=$1} END {print (stat == "min") ? v[1] : v[int((NR+1)/2)]}'
+}
+echo "replay_overhead: $rounds processes per mode, each mode's $stat; args: ${args[*]:-(defaults)}"
+printf '%-8s %12s %12s %12s %14s %14s %14s\n' row native_ns acs_ns graph_ns native_iter_us acs_iter_us graph_iter_us
+for row in same update; do
+  printf '%-8s %12s %12s %12s %14s %14s %14s\n' $row "$(pick native $row host_ns)" "$(pick acs $row host_ns)" \
+    "$(pick graph $row host_ns)" "$(pick native $row iteration_us)" "$(pick acs $row iteration_us)" \
+    "$(pick graph $row iteration_us)"
+done
+grep -o "graph_replays=[0-9]*\|graph_updates=[0-9]*\|graphs_built=[0-9]*\|graph_kernels=[0-9]*\|redirected=[0-9]*" \
+  "$tmp/stats" | tr '\n' ' '
+echo
+sums=$(cat "$tmp"/native "$tmp"/acs "$tmp"/graph | sed -n 's/^checksum=//p' | sort -u | wc -l)
+[[ $sums == 1 ]] && echo "outputs identical: yes" || { echo "outputs identical: NO ($sums checksums)"; exit 1; }
