@@ -16,7 +16,7 @@
 #   --reps N     timed reps per variant (default 5; median reported, after 1 warm-up)
 #
 # Environment: ACS_LIB=/path/libacs.so uses that library instead of building one;
-# ACS_BENCH_GRAPH_CONFIGS (grep -E, default '-short$|-k1$|-k6$|^dynnn-') the configurations also
+# ACS_BENCH_GRAPH_CONFIGS (grep -E, default '-short$|-2000$|-k1$|-k6$|^dynnn-') the configurations also
 # run with graph replay (ACS_GRAPH=auto), whose rows go to DIR/short_kernels.csv, and with
 # ACS_GRAPH=auto ACS_STEP_ASIDE=0 (chained streams replayed too: mode acs_graph_chained, bench.csv);
 # ACS_BENCH_GRAPH_KERNELS (default none), e.g. "8 16": those configurations also run with
@@ -56,7 +56,7 @@ while [ $# -gt 0 ]; do
 done
 jobs=${ACS_BENCH_JOBS:-16}
 # Configurations also run under ACS_GRAPH=auto (mode acs_graph; short_kernels.csv).
-graph_configs=${ACS_BENCH_GRAPH_CONFIGS:-'-short$|-k1$|-k6$|^dynnn-'}
+graph_configs=${ACS_BENCH_GRAPH_CONFIGS:-'-short$|-2000$|-k1$|-k6$|^dynnn-'}
 graph_kernels=${ACS_BENCH_GRAPH_KERNELS:-}  # e.g. "8 16": those also with ACS_GRAPH_KERNELS=N
 deadline=${ACS_BENCH_DEADLINE:-540}
 run_timeout=${ACS_BENCH_RUN_TIMEOUT:-90}
@@ -241,6 +241,10 @@ else
   done
   for robot in ant humanoid walker2d; do
     bench "drl-$robot-short" drl --workload "$robot" --work 1
+  done
+  # Issue 16's own yardstick: a 2000-kernel DAG of 3 us kernels, 64 wide, one input.
+  for shape in random layered wide; do
+    bench "synth-$shape-2000" synth --workload "$shape" --kernel-us 3 --nodes 2000 --width 64 --inputs 1
   done
   for model in instanas routing condconv; do bench "dynnn-$model" dynnn --workload "$model"; done
   for model in inception nasnet; do bench "branchy-$model" branchy --workload "$model"; done
