@@ -9,6 +9,8 @@
 // Rows ("row=NAME host_ns=X iteration_us=Y"):
 //   same     every body launches the same kernels with the same arguments (a replay, no update);
 //   update   one scalar argument changes every body (every node of the graph is updated);
+//   captured the body captured once as the program's own CUDA graph and launched whole: the floor
+//            that a replay's graph launch can reach;
 // host_ns: the launch loop's time / K (the sync outside it); iteration_us: launches and sync.
 // Medians over the timed bodies of each rep, then over reps. A checksum of the buffers last.
 //
@@ -77,6 +79,35 @@ int main(int argc, char** argv) {
     }
     std::printf("row=%s host_ns=%.1f iteration_us=%.2f\n", update ? "update" : "same", median(host_per_rep),
                 median(iteration_per_rep));
+  }
+  // The floor: the same body captured once as the program's own CUDA graph, then launched whole
+  // per body (host_ns: cudaGraphLaunch's time / K). Under the preload it passes through.
+  {
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    for (int k = 0; k < kernels; ++k) bump<<<1, 32, 0, s>>>(buffers[static_cast<std::size_t>(k)], 0.25f);
+    CHECK(cudaStreamEndCapture(s, &graph));
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    std::vector<double> host_per_rep, iteration_per_rep;
+    for (int r = 0; r < reps; ++r) {
+      std::vector<double> host, iteration;
+      for (int b = -warmup; b < bodies; ++b) {
+        const auto t0 = std::chrono::steady_clock::now();
+        CHECK(cudaGraphLaunch(exec, s));
+        const auto t1 = std::chrono::steady_clock::now();
+        CHECK(cudaStreamSynchronize(s));
+        const auto t2 = std::chrono::steady_clock::now();
+        if (b < 0) continue;
+        host.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kernels);
+        iteration.push_back(std::chrono::duration<double, std::micro>(t2 - t0).count());
+      }
+      host_per_rep.push_back(median(host));
+      iteration_per_rep.push_back(median(iteration));
+    }
+    std::printf("row=captured host_ns=%.1f iteration_us=%.2f\n", median(host_per_rep), median(iteration_per_rep));
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
   }
   CHECK(cudaGetLastError());
   // The buffers' bytes, for the script's identical-output check.
