@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 __global__ void bump(float* p, float v) { p[threadIdx.x] = p[threadIdx.x] * 0.5f + v; }
@@ -59,14 +60,15 @@ int main(int argc, char** argv) {
     CHECK(cudaMemset(b, 0, 32 * sizeof(float)));
   }
   CHECK(cudaDeviceSynchronize());
-  for (const bool update : {false, true}) {
+  // Times `body(b)` (it enqueues body b, -warmup <= b < bodies) and the sync after it; prints the
+  // row: the medians over each rep's timed bodies, then over reps.
+  const auto row = [&](const char* name, const std::function<void(int)>& body) {
     std::vector<double> host_per_rep, iteration_per_rep;
     for (int r = 0; r < reps; ++r) {
       std::vector<double> host, iteration;
       for (int b = -warmup; b < bodies; ++b) {
-        const float v = update ? 0.001f * static_cast<float>((b + warmup) % 1000) : 0.25f;
         const auto t0 = std::chrono::steady_clock::now();
-        for (int k = 0; k < kernels; ++k) bump<<<1, 32, 0, s>>>(buffers[static_cast<std::size_t>(k)], v);
+        body(b);
         const auto t1 = std::chrono::steady_clock::now();
         CHECK(cudaStreamSynchronize(s));
         const auto t2 = std::chrono::steady_clock::now();
@@ -77,38 +79,24 @@ int main(int argc, char** argv) {
       host_per_rep.push_back(median(host));
       iteration_per_rep.push_back(median(iteration));
     }
-    std::printf("row=%s host_ns=%.1f iteration_us=%.2f\n", update ? "update" : "same", median(host_per_rep),
-                median(iteration_per_rep));
-  }
+    std::printf("row=%s host_ns=%.1f iteration_us=%.2f\n", name, median(host_per_rep), median(iteration_per_rep));
+  };
+  const auto launches = [&](float v) {
+    for (int k = 0; k < kernels; ++k) bump<<<1, 32, 0, s>>>(buffers[static_cast<std::size_t>(k)], v);
+  };
+  row("same", [&](int) { launches(0.25f); });
+  row("update", [&](int b) { launches(0.001f * static_cast<float>((b + warmup) % 1000)); });
   // The floor: the same body captured once as the program's own CUDA graph, then launched whole
   // per body (host_ns: cudaGraphLaunch's time / K). Under the preload it passes through.
-  {
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    for (int k = 0; k < kernels; ++k) bump<<<1, 32, 0, s>>>(buffers[static_cast<std::size_t>(k)], 0.25f);
-    CHECK(cudaStreamEndCapture(s, &graph));
-    CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    std::vector<double> host_per_rep, iteration_per_rep;
-    for (int r = 0; r < reps; ++r) {
-      std::vector<double> host, iteration;
-      for (int b = -warmup; b < bodies; ++b) {
-        const auto t0 = std::chrono::steady_clock::now();
-        CHECK(cudaGraphLaunch(exec, s));
-        const auto t1 = std::chrono::steady_clock::now();
-        CHECK(cudaStreamSynchronize(s));
-        const auto t2 = std::chrono::steady_clock::now();
-        if (b < 0) continue;
-        host.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kernels);
-        iteration.push_back(std::chrono::duration<double, std::micro>(t2 - t0).count());
-      }
-      host_per_rep.push_back(median(host));
-      iteration_per_rep.push_back(median(iteration));
-    }
-    std::printf("row=captured host_ns=%.1f iteration_us=%.2f\n", median(host_per_rep), median(iteration_per_rep));
-    CHECK(cudaGraphExecDestroy(exec));
-    CHECK(cudaGraphDestroy(graph));
-  }
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  launches(0.25f);
+  CHECK(cudaStreamEndCapture(s, &graph));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  row("captured", [&](int) { CHECK(cudaGraphLaunch(exec, s)); });
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
   CHECK(cudaGetLastError());
   // The buffers' bytes, for the script's identical-output check.
   unsigned long long h = 1469598103934665603ull;
