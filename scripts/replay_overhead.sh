@@ -37,7 +37,7 @@ for row in same update captured; do
     "$(pick graph $row host_ns)" "$(pick native $row iteration_us)" "$(pick acs $row iteration_us)" \
     "$(pick graph $row iteration_us)"
 done
-grep -o "graph_replays=[0-9]*\|graph_updates=[0-9]*\|graphs_built=[0-9]*\|graph_kernels=[0-9]*\|redirected=[0-9]*" \
+grep -o "graph_replays=[0-9]*\|graph_updates=[0-9]*\|graphs_built=[0-9]*\|graph_kernels=[0-9]*" \
   "$tmp/stats" | tr '\n' ' '
 echo
 sums=$(cat "$tmp"/native "$tmp"/acs "$tmp"/graph | sed -n 's/^checksum=//p' | sort -u | wc -l)
