@@ -32,7 +32,7 @@ pick() {  # MODE ROW FIELD: the mode's median (or fastest) value of the field in
 }
 echo "replay_overhead: $rounds processes per mode, each mode's $stat; args: ${args[*]:-(defaults)}"
 printf '%-8s %12s %12s %12s %14s %14s %14s\n' row native_ns acs_ns graph_ns native_iter_us acs_iter_us graph_iter_us
-for row in same update captured; do
+for row in same update captured wide rooted chains8 layered8; do
   printf '%-8s %12s %12s %12s %14s %14s %14s\n' $row "$(pick native $row host_ns)" "$(pick acs $row host_ns)" \
     "$(pick graph $row host_ns)" "$(pick native $row iteration_us)" "$(pick acs $row iteration_us)" \
     "$(pick graph $row iteration_us)"

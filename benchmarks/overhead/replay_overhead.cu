@@ -10,11 +10,16 @@
 //   same     every body launches the same kernels with the same arguments (a replay, no update);
 //   update   one scalar argument changes every body (every node of the graph is updated);
 //   captured the body captured once as the program's own CUDA graph and launched whole: the floor
-//            that a replay's graph launch can reach;
+//            that a replay's graph launch can reach (one stream: a chain of K nodes);
+//   wide     the body built as a graph of K independent kernel nodes (the shape acs's replay
+//            launches here: no conflict between them) and launched whole;
+//   rooted   the same, every kernel node after one empty node;
+//   chains8  the same kernels as 8 chains of K/8 nodes;
+//   layered8 the same 8 chains, each node also after the next chain's node before it;
 // host_ns: the launch loop's time / K (the sync outside it); iteration_us: launches and sync.
 // Medians over the timed bodies of each rep, then over reps. A checksum of the buffers last.
 //
-//   replay_overhead [--kernels K] [--bodies N] [--warmup N] [--reps R]
+//   replay_overhead [--kernels K] [--bodies N] [--warmup N] [--reps R] [--only ROW]
 #include <cuda_runtime.h>
 
 #include "cuda_check.hpp"
@@ -36,11 +41,13 @@ static double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   int kernels = 64, bodies = 200, warmup = 100, reps = 5;
+  const char* only = nullptr;  // one row (a profile of one path), or all
   for (int i = 1; i + 1 < argc; ++i) {
     if (!std::strcmp(argv[i], "--kernels")) kernels = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--bodies")) bodies = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--warmup")) warmup = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--only")) only = argv[++i];
   }
   if (kernels < 1 || bodies < 1 || warmup < 0 || reps < 1) {
     std::fprintf(stderr, "replay_overhead: --kernels, --bodies, --reps must be >= 1, --warmup >= 0\n");
@@ -63,6 +70,7 @@ int main(int argc, char** argv) {
   // Times `body(b)` (it enqueues body b, -warmup <= b < bodies) and the sync after it; prints the
   // row: the medians over each rep's timed bodies, then over reps.
   const auto row = [&](const char* name, const std::function<void(int)>& body) {
+    if (only != nullptr && std::strcmp(only, name) != 0) return;
     std::vector<double> host_per_rep, iteration_per_rep;
     for (int r = 0; r < reps; ++r) {
       std::vector<double> host, iteration;
@@ -97,6 +105,46 @@ int main(int argc, char** argv) {
   row("captured", [&](int) { CHECK(cudaGraphLaunch(exec, s)); });
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
+  // The same kernels as nodes of a graph built by hand, launched whole: what the driver's launch
+  // costs for a graph of the shape acs's replay builds here (no conflict: K root nodes), for one
+  // whose K kernels all follow a single empty node, and for 8 chains of K/8.
+  std::vector<float*> args(buffers);
+  float value = 0.25f;
+  std::vector<void*> params(2 * static_cast<std::size_t>(kernels));
+  const auto built = [&](const char* name, int chains, bool rooted, bool crossed = false) {
+    CHECK(cudaGraphCreate(&graph, 0));
+    cudaGraphNode_t root = nullptr;
+    if (rooted) CHECK(cudaGraphAddEmptyNode(&root, graph, nullptr, 0));
+    std::vector<cudaGraphNode_t> nodes(static_cast<std::size_t>(kernels));
+    for (int k = 0; k < kernels; ++k) {
+      const std::size_t i = static_cast<std::size_t>(k);
+      params[2 * i] = &args[i];
+      params[2 * i + 1] = &value;
+      cudaKernelNodeParams p{};
+      p.func = reinterpret_cast<void*>(bump);
+      p.gridDim = dim3(1);
+      p.blockDim = dim3(32);
+      p.kernelParams = &params[2 * i];
+      // After the node before it on its chain, and (crossed) the next chain's node before that.
+      std::vector<cudaGraphNode_t> deps;
+      if (k >= chains) {
+        deps.push_back(nodes[i - static_cast<std::size_t>(chains)]);
+        const int layer_before = (k / chains - 1) * chains;
+        if (crossed && chains > 1) deps.push_back(nodes[static_cast<std::size_t>(layer_before + (k % chains + 1) % chains)]);
+      } else if (rooted) {
+        deps.push_back(root);
+      }
+      CHECK(cudaGraphAddKernelNode(&nodes[i], graph, deps.data(), deps.size(), &p));
+    }
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    row(name, [&](int) { CHECK(cudaGraphLaunch(exec, s)); });
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+  };
+  built("wide", kernels, false);
+  built("rooted", kernels, true);
+  built("chains8", std::min(8, kernels), false);
+  built("layered8", std::min(8, kernels), false, true);
   CHECK(cudaGetLastError());
   // The buffers' bytes, for the script's identical-output check.
   unsigned long long h = 1469598103934665603ull;

@@ -180,6 +180,7 @@ std::size_t cuda_backend::launch_kind_hash::operator()(const launch_kind& k) con
 }
 
 const void* cuda_backend::detach(const void* kernel) {
+  ACS_STAGE(segment_key);
   const auto* p = static_cast<const pending_launch*>(kernel);
   const launch_request* r = p->request;
   if (cuda_.cuLaunchKernel_ == nullptr || r == nullptr || r->function == nullptr || r->shape.attributes ||
@@ -210,6 +211,7 @@ const void* cuda_backend::detach(const void* kernel) {
     std::memcpy(d->values.data() + info.offset, r->params[i], info.size);
     d->params[i] = d->values.data() + info.offset;
   }
+  ACS_STAGE(segment_hold);
   return d.release();
 }
 

@@ -9,6 +9,7 @@
 #include "src/runtime/cuda_backend.hpp"
 #include "src/runtime/launch_conditions.hpp"
 #include "src/support/log.hpp"
+#include "src/support/stage_timer.hpp"
 
 namespace acs {
 
@@ -130,6 +131,7 @@ backend_status cuda_backend::graph_instantiate(const graph_description& graph, g
 }
 
 backend_status cuda_backend::graph_update(graph_handle exec, const graph_description& graph) {
+  ACS_STAGE(graph_find);
   auto& g = *reinterpret_cast<cuda_graph*>(exec);
   if (graph.node_count != g.nodes.size()) return CUDA_ERROR_INVALID_VALUE;
   for (std::size_t i = 0; i < graph.node_count; ++i) {
@@ -143,11 +145,14 @@ backend_status cuda_backend::graph_update(graph_handle exec, const graph_descrip
     }
     g.values[i] = d.values;
   }
+  ACS_STAGE(graph_update);
   return CUDA_SUCCESS;
 }
 
 backend_status cuda_backend::graph_launch(graph_handle exec, stream_handle stream) {
+  ACS_STAGE(graph_join);
   const CUresult r = cuda_.cuGraphLaunch_(reinterpret_cast<cuda_graph*>(exec)->exec, reinterpret_cast<CUstream>(stream));
+  ACS_STAGE(graph_launch);
   if (r != CUDA_SUCCESS) launch_conditions::call_failed(r);
   return r;
 }

@@ -27,13 +27,21 @@ enum stage : unsigned {
   after_launch,  // the join's record + wait, making room in the window, insert
   aside,         // a launch issued on its own stream: what came before the real launch
   direct_launch, // the real launch on the application's stream (passed through, stepped aside)
+  // Graph replay (scheduler/segment_replay.hpp), stamped from cuda_backend's calls:
+  segment_key,   // the scheduler's lock, the launch's words of the key and their hash (to detach)
+  segment_hold,  // the launch copied to be held (detach)
+  graph_find,    // at a held segment's end: its prefixes remembered, its executable found
+  graph_update,  // the executable's arguments compared, and set where they changed
+  graph_join,    // the stream joins its pool work before the graph
+  graph_launch,  // the driver's graph launch
   leave,         // back to the hook's caller (ends the launch)
   count_
 };
 
 inline constexpr const char* names[count_] = {"hook entry", "prologue", "stream",     "capture",      "runtime",
                                               "footprint",  "schedule", "gpu launch", "after launch", "aside",
-                                              "direct launch", "leave"};
+                                              "direct launch", "segment key", "segment hold", "graph find",
+                                              "graph update", "graph join", "graph launch", "leave"};
 inline std::atomic<std::uint64_t> ticks[count_];
 inline std::atomic<std::uint64_t> hits[count_];
 inline std::atomic<std::uint64_t> longest[count_];  // one-time costs (a first probe) hide in a mean
