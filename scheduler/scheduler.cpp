@@ -258,6 +258,7 @@ segment_replay_config segments_config(const scheduler_config& c) {
   r.cache = std::clamp(c.graph_cache, 1u, scheduler_config::max_graph_cache);
   r.kernels = std::clamp(c.graph_kernels == 0 ? scheduler_config::default_segment_kernels : c.graph_kernels, 2u,
                          scheduler_config::max_graph_kernels);
+  r.width = std::clamp(c.graph_width, 1u, scheduler_config::max_graph_width);
   return r;
 }
 

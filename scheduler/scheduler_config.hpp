@@ -27,10 +27,13 @@ struct scheduler_config {
   unsigned graph_cache = 64;    // executables kept, 1..max_graph_cache (~0.9 MB of GPU memory each)
   unsigned graph_idle_us = 50;  // idle flush, 1..max_graph_idle_us (0: none, for tests only)
   unsigned graph_kernels = 0;   // kernels a segment holds at most, 0..max_graph_kernels (0: the default)
+  unsigned graph_width = default_graph_width;  // lanes of a replayed graph, 1..max_graph_width
   // With graphs: segments of the application's launches (segment_replay.hpp, ACS_GRAPH=auto),
   // rather than of the pool's calls (graph_replay.hpp, ACS_GRAPH=pool).
   bool graph_segments = false;
   static constexpr unsigned default_segment_kernels = 64;
+  static constexpr unsigned default_graph_width = 8;
+  static constexpr unsigned max_graph_width = 4096;
   static constexpr unsigned max_graph_after = 1000;
   static constexpr unsigned max_graph_cache = 4096;
   static constexpr unsigned max_graph_idle_us = 100000;

@@ -36,6 +36,14 @@
 // kernels, transitively reduced. Coarsened, never weakened: each kernel also follows all of the
 // stream's earlier work, and later work follows the whole graph.
 //
+// Lanes. The driver's launch of a graph costs host time for every branch that may run side by
+// side, about as much as a launch (H100, driver 580: 64 independent nodes 52 µs, the same 64
+// kernels as 8 chains 6.6 µs, as one chain 1.2 µs; docs/design.md §8.1), so a graph of a wide
+// segment gave back most of what its replay saved. The kernels are laid on at most `width`
+// lanes, each a chain (list scheduling, each kernel on the lane where it can start first, one
+// already ending in what it follows if there is one): an edge from a lane's previous kernel is
+// one more order, never one fewer.
+//
 // Streams acs stepped aside from (in_order launches: src/runtime/stream_mode.hpp). Their kernels
 // run on the stream itself, in order, with no footprint computed: each counts as touching every
 // byte, so the edges make a chain, and the stream path is the stream itself (sink::run_in_place).
@@ -65,6 +73,7 @@ struct segment_replay_config {
   unsigned after = 2;     // occurrences of a key before it is built, 1..
   unsigned cache = 256;   // executables kept, 1..
   unsigned kernels = 64;  // kernels per segment, 2..
+  unsigned width = 8;     // lanes of a graph: kernels that may run side by side, 1..
 };
 
 struct segment_replay_stats {

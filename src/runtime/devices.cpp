@@ -104,6 +104,7 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     sc.graph_cache = c.graph_cache;
     sc.graph_idle_us = c.graph_idle_us;
     sc.graph_kernels = c.graph_kernels;
+    sc.graph_width = c.graph_width;
     auto* rt = new device_runtime(cuda, e.context, e.device, sc);
     // Launches still queued for the issuing threads are issued before the runtime's own exit
     // handlers (registered earlier, so run later) tear the context down.

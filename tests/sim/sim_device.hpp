@@ -143,6 +143,8 @@ class sim_device final : public backend {
   void graph_destroy(graph_handle exec) noexcept override;
   void release_detached(const void* kernel) noexcept override;
   sim_graph_counts graph_counts() const;
+  // Every executable instantiated so far, destroyed ones included (by graph_handle - 1).
+  const std::vector<sim_graph_exec>& graphs() const noexcept { return graphs_; }
 
   // The application's streams (blocking or non-blocking) and events, and the work it issues
   // on them directly, which acs sees only as barriers.

@@ -4,7 +4,9 @@
 // the segment issued.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "scenario.hpp"
@@ -217,6 +219,48 @@ TEST(segment_replay_sim, a_thread_relative_stream_is_never_held) {
       EXPECT_GE(st.independent, 6u) << "a and b have no edge into them in each graph";
     }
     EXPECT_EQ(s.sim.graph_counts().live_detached, 0u);
+  }
+}
+
+// A segment of independent kernels is laid on ACS_GRAPH_WIDTH lanes (segment_replay.hpp, "Lanes"):
+// in its graph no more than `width` kernels may run side by side, and exactly that many do; the
+// results match serial execution. With as many lanes as kernels, the graph has no edge at all.
+TEST(segment_replay_sim, a_wide_segment_is_laid_on_at_most_width_lanes) {
+  constexpr unsigned kernels = 8;
+  for (const unsigned width : {1u, 3u, kernels}) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    scheduler_config config = with_segments(kernels);
+    config.graph_width = width;
+    scenario s({.cells = 16}, config);
+    const virtual_stream vs = s.stream(stream_kind::non_blocking);
+    std::vector<const kernel*> body;
+    for (cell c = 0; c < kernels; ++c) body.push_back(&s.make_kernel(5000, {}, {c}));
+    for (int r = 0; r < 4; ++r) {
+      for (const kernel* k : body) ASSERT_EQ(s.launch(vs, *k), 0);
+      s.sync_stream(vs);
+    }
+    EXPECT_TRUE(s.matches_serial());
+    EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
+    EXPECT_EQ(s.acs.stats().graph_replays, 3u) << "held from the second run, built at its end";
+    ASSERT_EQ(s.sim.graphs().size(), 1u);
+    const sim_graph_exec& g = s.sim.graphs().front();
+    ASSERT_EQ(g.nodes.size(), kernels);
+    if (width >= kernels) {
+      EXPECT_TRUE(g.edges.empty());
+    }
+    // The largest set of nodes no path orders (an antichain), by brute force over the subsets.
+    std::vector<std::uint32_t> reach(kernels, 0);  // reach[i]: the nodes after i
+    for (std::size_t i = kernels; i-- > 0;)
+      for (const graph_edge& e : g.edges)
+        if (e.from == i) reach[i] |= (1u << e.to) | reach[e.to];
+    unsigned widest = 0;
+    for (std::uint32_t set = 1; set < (1u << kernels); ++set) {
+      bool unordered = true;
+      for (unsigned i = 0; i < kernels && unordered; ++i)
+        if ((set >> i) & 1u) unordered = (reach[i] & set) == 0;
+      if (unordered) widest = std::max(widest, static_cast<unsigned>(__builtin_popcount(set)));
+    }
+    EXPECT_EQ(widest, std::min(width, kernels));
   }
 }
 

@@ -39,6 +39,7 @@ std::string setting(const config& c, const std::string& variable) {
   if (variable == "ACS_GRAPH_CACHE") return std::to_string(c.graph_cache);
   if (variable == "ACS_GRAPH_IDLE_US") return std::to_string(c.graph_idle_us);
   if (variable == "ACS_GRAPH_KERNELS") return std::to_string(c.graph_kernels);
+  if (variable == "ACS_GRAPH_WIDTH") return std::to_string(c.graph_width);
   if (variable == "ACS_GRAPH_ASIDE") return c.graph_aside ? "1" : "0";
   if (variable == "ACS_ISSUE") return c.issue_thread ? "thread" : "inline";
   if (variable == "ACS_NO_PTX") return c.no_ptx == no_ptx_mode::everything ? "everything" : "arguments";
@@ -73,6 +74,7 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_EQ(c.graph_cache, 64u) << "each executable holds ~0.9 MB of GPU memory (docs/design.md)";
   EXPECT_EQ(c.graph_idle_us, 50u);
   EXPECT_EQ(c.graph_kernels, 0u);
+  EXPECT_EQ(c.graph_width, 8u) << "the driver's graph launch costs host time per branch (docs/design.md §8.1)";
   EXPECT_FALSE(c.graph_aside) << "replaying stepped-aside streams slowed real programs on the H200";
   EXPECT_FALSE(c.check);
   EXPECT_TRUE(c.trace.empty());
@@ -98,6 +100,7 @@ TEST(config, valid_values_are_taken) {
                           {"ACS_GRAPH_CACHE", "4096"},
                           {"ACS_GRAPH_IDLE_US", "200"},
                           {"ACS_GRAPH_KERNELS", "16"},
+                          {"ACS_GRAPH_WIDTH", "3"},
                           {"ACS_GRAPH_ASIDE", "on"},
                           {"ACS_CHECK", "1"},
                           {"ACS_TRACE", "/tmp/acs.trace"}},
@@ -123,6 +126,7 @@ TEST(config, valid_values_are_taken) {
   EXPECT_EQ(c.graph_cache, 4096u);
   EXPECT_EQ(c.graph_idle_us, 200u);
   EXPECT_EQ(c.graph_kernels, 16u);
+  EXPECT_EQ(c.graph_width, 3u);
   EXPECT_TRUE(c.graph_aside);
   EXPECT_TRUE(c.check);
   EXPECT_EQ(c.trace, "/tmp/acs.trace");
@@ -225,7 +229,8 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_HOST_MAPPED", "1", "ordered"}, rejected{"ACS_GRAPH", "on", "off"},
                     rejected{"ACS_GRAPH", "1", "off"}, rejected{"ACS_GRAPH_AFTER", "twice", "2"},
                     rejected{"ACS_GRAPH_CACHE", "lots", "64"}, rejected{"ACS_GRAPH_IDLE_US", "50us", "50"},
-                    rejected{"ACS_GRAPH_KERNELS", "few", "0"}, rejected{"ACS_GRAPH_ASIDE", "chains", "0"}),
+                    rejected{"ACS_GRAPH_KERNELS", "few", "0"}, rejected{"ACS_GRAPH_ASIDE", "chains", "0"},
+                    rejected{"ACS_GRAPH_WIDTH", "wide", "8"}),
     case_name);
 
 INSTANTIATE_TEST_SUITE_P(
@@ -239,6 +244,7 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_GRAPH_CACHE", "0", "1"}, rejected{"ACS_GRAPH_CACHE", "4097", "4096"},
                     rejected{"ACS_GRAPH_IDLE_US", "0", "1"}, rejected{"ACS_GRAPH_IDLE_US", "100001", "100000"},
                     rejected{"ACS_GRAPH_KERNELS", "4097", "4096"},
+                    rejected{"ACS_GRAPH_WIDTH", "0", "1"}, rejected{"ACS_GRAPH_WIDTH", "4097", "4096"},
                     rejected{"ACS_STREAMS", "4294967296", "64"}),
     case_name);
 
