@@ -25,6 +25,7 @@ void suballocation_map::insert(address base, std::uint64_t bytes) {
   drop_overlapping(m.range.first, m.range.last);
   entries_.emplace(m.range.first, m.range.last);
   count_.store(entries_.size(), std::memory_order_release);
+  generation_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 std::size_t suballocation_map::erase(address base, std::uint64_t bytes) {
@@ -38,6 +39,7 @@ std::size_t suballocation_map::erase(address base, std::uint64_t bytes) {
     drop_overlapping(m.range.first, m.range.last);
   }
   count_.store(entries_.size(), std::memory_order_release);
+  generation_.fetch_add(1, std::memory_order_acq_rel);
   return before - entries_.size();
 }
 
@@ -52,6 +54,7 @@ void suballocation_map::clear() {
   std::unique_lock lock(mutex_);
   entries_.clear();
   count_.store(0, std::memory_order_release);
+  generation_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 suballocation_map::reader::reader(const suballocation_map& map) : map_(map), lock_(map.mutex_, std::defer_lock) {

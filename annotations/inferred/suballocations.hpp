@@ -40,6 +40,8 @@ class suballocation_map {
   std::optional<byte_range> find(address a) const;
 
   std::size_t size() const noexcept { return count_.load(std::memory_order_acquire); }
+  /// @brief Changes on every insert, erase and clear: lets caches of lookups know they are stale.
+  std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_acquire); }
   bool empty() const noexcept { return size() == 0; }
 
   /// @brief Drops everything (tests).
@@ -71,6 +73,7 @@ class suballocation_map {
   mutable std::shared_mutex mutex_;
   entries entries_;
   std::atomic<std::size_t> count_{0};
+  std::atomic<std::uint64_t> generation_{0};
 };
 
 /// @brief The process's sub-allocations, fed by acs_suballocation. Never destroyed.

@@ -8,6 +8,7 @@
 #include "src/runtime/background.hpp"
 
 #include "src/support/config.hpp"
+#include "annotations/inferred/inference_memo.hpp"
 #include "annotations/inferred/loaded_code.hpp"
 #include "src/support/log.hpp"
 #include "interpose/real_driver.hpp"
@@ -182,7 +183,8 @@ const param_layout* layout_of(CUfunction function) { return sources().layouts.fi
 inference_result infer(CUfunction function, void* const* params, void* const* extra,
                        const inference_options& options, access_set& out) {
   process_sources& s = sources();
-  return infer(s.layouts.find(function), params, extra, device_allocations(), s.probe, out, options);
+  thread_local inference_memo memo;  // inference_memo.hpp
+  return memo.infer(s.layouts.find(function), params, extra, device_allocations(), s.probe, out, options);
 }
 
 words_status pointer_arguments(CUfunction function, void* const* params, void* const* extra,

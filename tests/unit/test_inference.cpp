@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "annotations/inferred/inference.hpp"
+#include "annotations/inferred/inference_memo.hpp"
+#include "annotations/inferred/suballocations.hpp"
 #include "annotations/inferred/loaded_code.hpp"
 #include "annotations/inferred/ptx_writes.hpp"
 
@@ -642,6 +644,112 @@ TEST_F(inference_test, pointer_arguments_list_what_may_be_pointers) {
   EXPECT_EQ(args[2].word.param, 2u);
   EXPECT_FALSE(args[2].allocation.has_value());
   EXPECT_TRUE(args[2].unseen);
+}
+
+// The per-thread memo of footprints (inference_memo.hpp): the same launch again is the same
+// footprint, from the memo; anything inference reads that changed makes it infer again.
+class inference_memo_test : public inference_test {
+ protected:
+  inference_result remembered(const param_layout* layout, void* const* params, const inference_options& o = {},
+                              void* const* extra = nullptr) {
+    return memo.infer(layout, params, extra, map, probe, out, o);
+  }
+  inference_memo memo;
+};
+
+TEST_F(inference_memo_test, the_same_launch_again_has_inferences_footprint_from_the_memo) {
+  address x = alloc_a, y = alloc_b + 100;
+  int n = 1000;
+  void* params[] = {&x, &y, &n};
+  const address unseen = 0x7f30'0000'0000;  // plausible, not device memory: the probe is asked
+  const param_layout with_word{{0, 8}, {8, 8}, {16, 4}, {24, 8}};
+  void* params4[] = {&x, &y, &n, const_cast<address*>(&unseen)};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(remembered(&with_word, params4), inference_result::inferred);
+    EXPECT_EQ(out.reads, (std::vector<byte_range>{range_a, range_b}));
+    EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b}));
+  }
+  EXPECT_EQ(memo.misses(), 1u);
+  EXPECT_EQ(memo.hits(), 2u);
+  EXPECT_EQ(probe.calls, 1) << "the probe answered once: the memo the other times";
+  // Other argument bytes (a scalar too): inferred again.
+  n = 7;
+  ASSERT_EQ(remembered(&with_word, params4), inference_result::inferred);
+  EXPECT_EQ(memo.misses(), 2u);
+  y = alloc_a + 8;
+  ASSERT_EQ(remembered(&two_pointers_and_int, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
+  EXPECT_EQ(memo.misses(), 3u);
+}
+
+TEST_F(inference_memo_test, an_allocation_made_or_freed_makes_it_infer_again) {
+  address x = alloc_a + 16, y = alloc_b;
+  int n = 1;
+  void* params[] = {&x, &y, &n};
+  ASSERT_EQ(remembered(&two_pointers_and_int, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b}));
+  // alloc_a freed and its addresses allocated again, larger: the same arguments, another footprint.
+  ASSERT_TRUE(map.erase(alloc_a));
+  map.insert(alloc_a, 2 << 20);
+  ASSERT_EQ(remembered(&two_pointers_and_int, params), inference_result::inferred);
+  const byte_range larger{alloc_a, alloc_a + (2 << 20) - 1};
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{larger, range_b}));
+  EXPECT_EQ(memo.hits(), 0u);
+  // Freed: now unknown, and the probe says device memory.
+  ASSERT_TRUE(map.erase(alloc_a));
+  probe.device.insert(x);
+  EXPECT_EQ(remembered(&two_pointers_and_int, params), inference_result::unknown_pointer);
+  EXPECT_TRUE(is_everything(out));
+  EXPECT_EQ(memo.hits(), 0u);
+}
+
+TEST_F(inference_memo_test, a_sub_allocation_registered_or_dropped_makes_it_infer_again) {
+  address x = alloc_a + 16, y = alloc_b;
+  int n = 1;
+  void* params[] = {&x, &y, &n};
+  ASSERT_EQ(remembered(&two_pointers_and_int, params), inference_result::inferred);
+  suballocation_map& subs = device_suballocations();
+  subs.insert(alloc_a, 256);  // a caching allocator's block: its own unit
+  ASSERT_EQ(remembered(&two_pointers_and_int, params), inference_result::inferred);
+  const byte_range block{alloc_a, alloc_a + 255};
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{block, range_b}));
+  subs.erase(alloc_a, 0);
+  ASSERT_EQ(remembered(&two_pointers_and_int, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b}));
+  subs.clear();
+  EXPECT_EQ(memo.hits(), 0u);
+}
+
+TEST_F(inference_memo_test, other_options_make_it_infer_again) {
+  address x = alloc_a, y = alloc_b;
+  int n = 1;
+  void* params[] = {&x, &y, &n};
+  ASSERT_EQ(remembered(&const_then_mutable, params), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b}));
+  ASSERT_EQ(remembered(&const_then_mutable, params, {.trust_const = true}), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_b}));
+  EXPECT_EQ(memo.hits(), 0u);
+}
+
+TEST_F(inference_memo_test, packed_unknown_or_oversized_arguments_are_inferred_every_time) {
+  packed_args buf;
+  buf.put(0, alloc_a);
+  buf.put(8, alloc_b);
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf.bytes, CU_LAUNCH_PARAM_BUFFER_SIZE, &buf.size,
+                   CU_LAUNCH_PARAM_END};
+  const param_layout big{{0, 8}, {8, inference_memo::max_bytes}};
+  std::vector<unsigned char> blob(inference_memo::max_bytes, 0);
+  address x = alloc_a;
+  void* params[] = {&x, blob.data()};
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(remembered(&two_pointers_and_int, nullptr, {}, extra), inference_result::inferred);
+    EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b}));
+    EXPECT_EQ(remembered(nullptr, params), inference_result::no_layout);
+    EXPECT_EQ(remembered(&big, params), inference_result::inferred);
+    EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
+  }
+  EXPECT_EQ(memo.hits(), 0u);
+  EXPECT_EQ(memo.misses(), 0u);
 }
 
 TEST(param_layout, plausibility) {

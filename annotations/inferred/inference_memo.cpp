@@ -1,0 +1,79 @@
+#include "annotations/inferred/inference_memo.hpp"
+
+#include <bit>
+#include <cstring>
+
+namespace acs::inference {
+
+namespace {
+
+unsigned options_bits(const inference_options& o) noexcept {
+  return unsigned{o.trust_const} | unsigned{o.code_required} << 1 | unsigned{o.order_host_mapped} << 2;
+}
+
+// The argument bytes' hash, with the layout's address; 0 when the launch cannot be memoized.
+std::uint64_t arguments_hash(const param_layout* layout, void* const* params, std::uint32_t& bytes) noexcept {
+  std::uint64_t h = reinterpret_cast<std::uintptr_t>(layout) * 0x9e3779b97f4a7c15ull;
+  bytes = 0;
+  for (const param_info& p : *layout) {
+    const auto* v = static_cast<const unsigned char*>(params[&p - layout->data()]);
+    if (v == nullptr) return 0;  // unreadable: infer says so
+    bytes = std::max(bytes, p.offset + p.size);
+    if (bytes > inference_memo::max_bytes) return 0;
+    std::uint32_t i = 0;
+    for (; i + 8 <= p.size; i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, v + i, 8);
+      h = std::rotl(h ^ w, 29) * 0x9fb21c651e98df25ull;
+    }
+    for (; i < p.size; ++i) h = std::rotl(h ^ v[i], 29) * 0x9fb21c651e98df25ull;
+  }
+  h ^= h >> 31;
+  return h | 1;  // never 0
+}
+
+bool same_arguments(const param_layout& layout, void* const* params, const std::vector<unsigned char>& stored) noexcept {
+  for (std::size_t i = 0; i < layout.size(); ++i)
+    if (std::memcmp(stored.data() + layout[i].offset, params[i], layout[i].size) != 0) return false;
+  return true;
+}
+
+}  // namespace
+
+inference_result inference_memo::infer(const param_layout* layout, void* const* params, void* const* extra,
+                                       const allocation_map& allocations, pointer_probe& probe, access_set& out,
+                                       const inference_options& options) {
+  std::uint32_t bytes = 0;
+  const std::uint64_t hash =
+      layout != nullptr && !layout->empty() && params != nullptr && extra == nullptr ? arguments_hash(layout, params, bytes) : 0;
+  if (hash == 0) return inference::infer(layout, params, extra, allocations, probe, out, options);
+  // Before inference reads the maps (inference_memo.hpp).
+  const std::uint64_t generation = allocations.generation(), sub_generation = device_suballocations().generation();
+  const unsigned bits = options_bits(options);
+  if (!entries_) entries_ = std::make_unique<entry[]>(slots);
+  entry& e = entries_[hash % slots];
+  if (e.layout == layout && e.hash == hash && e.allocations == generation && e.suballocations == sub_generation &&
+      e.options == bits && e.arguments.size() == bytes && same_arguments(*layout, params, e.arguments)) {
+    ++hits_;
+    out.reads.assign(e.access.reads.begin(), e.access.reads.end());
+    out.writes.assign(e.access.writes.begin(), e.access.writes.end());
+    return e.result;
+  }
+  ++misses_;
+  const inference_result r = inference::infer(layout, params, extra, allocations, probe, out, options);
+  e.layout = nullptr;  // until it is whole (an allocation below may throw)
+  e.arguments.assign(bytes, 0);
+  for (std::size_t i = 0; i < layout->size(); ++i)
+    std::memcpy(e.arguments.data() + (*layout)[i].offset, params[i], (*layout)[i].size);
+  e.access.reads.assign(out.reads.begin(), out.reads.end());
+  e.access.writes.assign(out.writes.begin(), out.writes.end());
+  e.hash = hash;
+  e.allocations = generation;
+  e.suballocations = sub_generation;
+  e.options = bits;
+  e.result = r;
+  e.layout = layout;
+  return r;
+}
+
+}  // namespace acs::inference
