@@ -30,7 +30,8 @@ pick() {  # MODE ROW FIELD: the mode's median (or fastest) value of the field in
   sed -n "s/^row=$2 .*$3=\([0-9.]*\).*/\1/p" "$tmp/$1" | sort -g |
     awk -v stat="$stat" '{v[NR]=$1} END {print (stat == "min") ? v[1] : v[int((NR+1)/2)]}'
 }
-echo "replay_overhead: $rounds processes per mode, each mode's $stat; args: ${args[*]:-(defaults)}"
+echo "replay_overhead: $rounds processes per mode, each mode's $stat; args: ${args[*]:-(defaults)};" \
+  "settings: $(env | grep -E '^ACS_' | grep -v '^ACS_GRAPH=' | sort | tr '\n' ' ' || true)"
 printf '%-8s %12s %12s %12s %14s %14s %14s\n' row native_ns acs_ns graph_ns native_iter_us acs_iter_us graph_iter_us
 for row in same update captured wide rooted chains8 layered8; do
   printf '%-8s %12s %12s %12s %14s %14s %14s\n' $row "$(pick native $row host_ns)" "$(pick acs $row host_ns)" \
