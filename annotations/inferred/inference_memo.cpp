@@ -43,9 +43,14 @@ bool same_arguments(const param_layout& layout, void* const* params, const std::
 inference_result inference_memo::infer(const param_layout* layout, void* const* params, void* const* extra,
                                        const allocation_map& allocations, pointer_probe& probe, access_set& out,
                                        const inference_options& options) {
+  // A kernel whose code was not read, under ACS_NO_PTX=everything: inference does not read its
+  // arguments at all (PyTorch's kernels, with up to kilobytes of them), cheaper than their hash.
+  const bool arguments_unread = layout != nullptr && !layout->code_read && options.code_required;
   std::uint32_t bytes = 0;
-  const std::uint64_t hash =
-      layout != nullptr && !layout->empty() && params != nullptr && extra == nullptr ? arguments_hash(layout, params, bytes) : 0;
+  const std::uint64_t hash = layout != nullptr && !layout->empty() && params != nullptr && extra == nullptr &&
+                                     !arguments_unread
+                                 ? arguments_hash(layout, params, bytes)
+                                 : 0;
   if (hash == 0) return inference::infer(layout, params, extra, allocations, probe, out, options);
   // Before inference reads the maps (inference_memo.hpp).
   const std::uint64_t generation = allocations.generation(), sub_generation = device_suballocations().generation();

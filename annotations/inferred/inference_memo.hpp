@@ -13,7 +13,8 @@
 // while a map changed is stored under the old generation and never found again.
 //
 // Not memoized: launches with `extra` (packed arguments), without a layout, or with more than
-// max_bytes of arguments (PyTorch's tensor lists: kilobytes, rarely equal twice).
+// max_bytes of arguments (PyTorch's tensor lists: kilobytes, rarely equal twice), and kernels
+// whose arguments inference does not read (code not read, options.code_required).
 //
 // One per thread (not thread-safe); direct-mapped, `slots` entries, each overwritten by the
 // next launch that maps to it.

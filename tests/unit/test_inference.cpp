@@ -752,6 +752,24 @@ TEST_F(inference_memo_test, packed_unknown_or_oversized_arguments_are_inferred_e
   EXPECT_EQ(memo.misses(), 0u);
 }
 
+// ACS_NO_PTX=everything and no code read: inference answers without reading the arguments, so
+// the memo does not hash them either.
+TEST_F(inference_memo_test, arguments_inference_does_not_read_are_not_hashed) {
+  address x = alloc_a, y = alloc_b;
+  int n = 1;
+  void* params[] = {&x, &y, &n};
+  param_layout unread = two_pointers_and_int;
+  unread.code_read = false;
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(remembered(&unread, params, {.code_required = true}), inference_result::no_code);
+    EXPECT_TRUE(is_everything(out));
+  }
+  EXPECT_EQ(memo.hits() + memo.misses(), 0u);
+  // Without code_required the same arguments are read, and memoized.
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(remembered(&unread, params), inference_result::inferred);
+  EXPECT_EQ(memo.hits(), 1u);
+}
+
 TEST(param_layout, plausibility) {
   EXPECT_TRUE(plausible_layout({{0, 8}, {8, 4}}));
   EXPECT_TRUE(plausible_layout({{0, 4}, {8, 8}}));  // padding between
