@@ -228,13 +228,14 @@ const segment_replay::cached* segment_replay::executable() {
 void segment_replay::edges_of(std::vector<graph_edge>& out) const {
   out.clear();
   const std::size_t n = held_count_, words = (n + 63) / 64;
+  const auto has = [](const std::uint64_t* bits, std::size_t i) { return (bits[i / 64] >> (i % 64)) & 1u; };
+  const auto add = [](std::uint64_t* bits, std::size_t i) { bits[i / 64] |= std::uint64_t{1} << (i % 64); };
   std::vector<std::uint64_t> ancestors(n * words, 0), follows(words, 0);
-  // Lanes: each one's last kernel and the step it ends at (a kernel counts as one step: the
-  // kernels' lengths are not known); a kernel's step, one after its latest predecessor's.
+  // Each lane's last kernel, and each kernel's step: one after the latest of what it follows (a
+  // kernel counts as one step: the kernels' lengths are not known). A lane is free from its last
+  // kernel's step on.
   constexpr std::size_t none = ~std::size_t{0};
   std::vector<std::size_t> lane_last(std::min<std::size_t>(config_.width, n), none), finish(n, 0);
-  std::vector<std::size_t> lane_end(lane_last.size(), 0);
-  const auto is_ancestor = [&](std::size_t i, std::size_t j) { return (ancestors[j * words + i / 64] >> (i % 64)) & 1u; };
   for (std::size_t j = 0; j < n; ++j) {
     std::uint64_t* const aj = &ancestors[j * words];
     std::fill(follows.begin(), follows.end(), 0);
@@ -243,33 +244,31 @@ void segment_replay::edges_of(std::vector<graph_edge>& out) const {
       const held_kernel& a = held_[i];
       const held_kernel& b = held_[j];
       if (!(a.group != 0 && a.group == b.group) && !conflicts(a.access, b.access)) continue;
-      follows[i / 64] |= std::uint64_t{1} << (i % 64);
+      add(follows.data(), i);
       ready = std::max(ready, finish[i]);
     }
     // The lane: one whose last kernel j follows anyway, free by then (no new order); else an
     // empty one; else the one free soonest, which orders j after its last kernel.
     std::size_t lane = none;
     for (std::size_t l = 0; l < lane_last.size() && lane == none; ++l)
-      if (lane_last[l] != none && (follows[lane_last[l] / 64] >> (lane_last[l] % 64)) & 1u) lane = l;
+      if (lane_last[l] != none && has(follows.data(), lane_last[l])) lane = l;
     for (std::size_t l = 0; l < lane_last.size() && lane == none; ++l)
       if (lane_last[l] == none) lane = l;
     if (lane == none) {
       lane = 0;
       for (std::size_t l = 1; l < lane_last.size(); ++l)
-        if (lane_end[l] < lane_end[lane]) lane = l;
-      const std::size_t last = lane_last[lane];
-      follows[last / 64] |= std::uint64_t{1} << (last % 64);
-      ready = std::max(ready, lane_end[lane]);
+        if (finish[lane_last[l]] < finish[lane_last[lane]]) lane = l;
+      add(follows.data(), lane_last[lane]);
+      ready = std::max(ready, finish[lane_last[lane]]);
     }
     finish[j] = ready + 1;
     lane_last[lane] = j;
-    lane_end[lane] = finish[j];
     for (std::size_t i = j; i-- > 0;) {
-      if (is_ancestor(i, j) || !((follows[i / 64] >> (i % 64)) & 1u)) continue;
+      if (has(aj, i) || !has(follows.data(), i)) continue;
       out.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
       const std::uint64_t* const ai = &ancestors[i * words];
       for (std::size_t w = 0; w < words; ++w) aj[w] |= ai[w];
-      aj[i / 64] |= std::uint64_t{1} << (i % 64);
+      add(aj, i);
     }
   }
 }
