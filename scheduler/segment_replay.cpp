@@ -80,12 +80,15 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
     end_segment();
     return pass(s, access, kernel, group, /*detached=*/false);
   }
-  // The kernel's words of the key (identity, group, footprint), written in place at the key's
-  // end and kept only while the segment is held; their hash always, for the segment's prefixes.
-  const std::size_t key_start = key_.size();
-  key_.resize(key_start + (position_ == 0 ? 2 : 0) + std::size(id.words) + 2 +
-              2 * (access.reads.size() + access.writes.size()));
-  std::uint64_t* w = key_.data() + key_start;
+  // The kernel's words of the key (identity, group, footprint): their hash always, for the
+  // segment's prefixes; appended to the key only while the segment is held. Written in a buffer
+  // on the stack where they fit (a vector's resize and shrink were about 70 instructions a launch).
+  const std::size_t n_words = (position_ == 0 ? 2 : 0) + std::size(id.words) + 2 +
+                              2 * (access.reads.size() + access.writes.size());
+  std::uint64_t stack_words[64];
+  if (n_words > std::size(stack_words)) words_.resize(n_words);
+  std::uint64_t* const words = n_words > std::size(stack_words) ? words_.data() : stack_words;
+  std::uint64_t* w = words;
   // The stream first: CUDA runs the launches of one executable one after another, so an
   // executable shared by two streams would serialise them (seen on the H200: cuda-samples'
   // simpleHyperQ, 32 streams of the same kernels, at x0.10). One stream's launches are ordered
@@ -96,12 +99,12 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
   *w++ = access.reads.size() << 32 | access.writes.size();
   for (const byte_range& r : access.reads) *w++ = r.first, *w++ = r.last;
   for (const byte_range& r : access.writes) *w++ = r.first, *w++ = r.last;
-  const std::uint64_t h = extend(prefix_, key_.data() + key_start, key_.size() - key_start);
-  if (!holding_) key_.resize(key_start);
+  const std::uint64_t h = extend(prefix_, words, n_words);
   if (holding_ && prefixes_.contains(h)) {
     // Held: only now copied. A launch whose status is not known in advance (backend::detach)
     // is never held: the segment ends before it, which takes no words of it.
     if (const void* detached = gpu_.detach(kernel)) {
+      key_.insert(key_.end(), words, words + n_words);
       ++position_;
       prefix_ = h;
       prefixes_now_.push_back(h);
@@ -114,7 +117,6 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
       if (position_ >= config_.kernels) end_segment();
       return 0;
     }
-    key_.resize(key_start);
     end_segment();
     return pass(s, access, kernel, group, /*detached=*/false);
   }

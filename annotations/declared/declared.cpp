@@ -91,6 +91,12 @@ bool take(CUfunction function, void* const* params, void* const* extra, declared
   reset(out);
   thread_state* const ts = this_thread();
   if (ts == nullptr) return false;
+  // Most launches: nothing declared on this thread, no scope open, no rule registered. Said
+  // before the declaration below is made (a quarter of this function's cost on such launches).
+  if (!ts->pending && !ts->barrier && ts->depth() == 0 && kernel_rules().size() == 0) {
+    out.group = ts->group();
+    return false;
+  }
   try {
     out.barrier_before = std::exchange(ts->barrier, false);
     out.group = ts->group();

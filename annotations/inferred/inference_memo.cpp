@@ -32,9 +32,27 @@ std::uint64_t arguments_hash(const param_layout* layout, void* const* params, st
   return h | 1;  // never 0
 }
 
+// One parameter's bytes: pointers and 32-bit values compared inline, not by a call to memcmp.
+inline bool same_bytes(const unsigned char* stored, const void* value, std::uint32_t n) noexcept {
+  if (n == 8) {
+    std::uint64_t a, b;
+    std::memcpy(&a, stored, 8);
+    std::memcpy(&b, value, 8);
+    return a == b;
+  }
+  if (n == 4) {
+    std::uint32_t a, b;
+    std::memcpy(&a, stored, 4);
+    std::memcpy(&b, value, 4);
+    return a == b;
+  }
+  return std::memcmp(stored, value, n) == 0;
+}
+
+// `params` may hold a null pointer (the driver reports it): never equal then.
 bool same_arguments(const param_layout& layout, void* const* params, const std::vector<unsigned char>& stored) noexcept {
   for (std::size_t i = 0; i < layout.size(); ++i)
-    if (std::memcmp(stored.data() + layout[i].offset, params[i], layout[i].size) != 0) return false;
+    if (params[i] == nullptr || !same_bytes(stored.data() + layout[i].offset, params[i], layout[i].size)) return false;
   return true;
 }
 
@@ -46,24 +64,43 @@ inference_result inference_memo::infer(const param_layout* layout, void* const* 
   // A kernel whose code was not read, under ACS_NO_PTX=everything: inference does not read its
   // arguments at all (PyTorch's kernels, with up to kilobytes of them), cheaper than their hash.
   const bool arguments_unread = layout != nullptr && !layout->code_read && options.code_required;
-  std::uint32_t bytes = 0;
-  const std::uint64_t hash = layout != nullptr && !layout->empty() && params != nullptr && extra == nullptr &&
-                                     !arguments_unread
-                                 ? arguments_hash(layout, params, bytes)
-                                 : 0;
-  if (hash == 0) return inference::infer(layout, params, extra, allocations, probe, out, options);
+  if (layout == nullptr || layout->empty() || params == nullptr || extra != nullptr || arguments_unread) {
+    last_ = slots;
+    return inference::infer(layout, params, extra, allocations, probe, out, options);
+  }
   // Before inference reads the maps (inference_memo.hpp).
   const std::uint64_t generation = allocations.generation(), sub_generation = device_suballocations().generation();
   const unsigned bits = options_bits(options);
-  if (!entries_) entries_ = std::make_unique<entry[]>(slots);
-  entry& e = entries_[hash % slots];
-  if (e.layout == layout && e.hash == hash && e.allocations == generation && e.suballocations == sub_generation &&
-      e.options == bits && e.arguments.size() == bytes && same_arguments(*layout, params, e.arguments)) {
+  const auto found = [&](entry& e) -> bool {
+    return e.layout == layout && e.allocations == generation && e.suballocations == sub_generation &&
+           e.options == bits && same_arguments(*layout, params, e.arguments);
+  };
+  const auto hit = [&](entry& e, std::uint32_t index) {
     ++hits_;
+    follow(index);
     out.reads.assign(e.access.reads.begin(), e.access.reads.end());
     out.writes.assign(e.access.writes.begin(), e.access.writes.end());
     return e.result;
+  };
+  // The launch that followed the previous one last time, tried first: a loop launches the same
+  // sequence again, and this costs no hash. Its layout equal, the arguments' size is too.
+  if (last_ < slots) {
+    const std::uint32_t next = entries_[last_].next;
+    if (next < slots && found(entries_[next])) {
+      ++predicted_;
+      return hit(entries_[next], next);
+    }
   }
+  std::uint32_t bytes = 0;
+  const std::uint64_t hash = arguments_hash(layout, params, bytes);
+  if (hash == 0) {
+    last_ = slots;
+    return inference::infer(layout, params, extra, allocations, probe, out, options);
+  }
+  if (!entries_) entries_ = std::make_unique<entry[]>(slots);
+  const auto index = static_cast<std::uint32_t>(hash % slots);
+  entry& e = entries_[index];
+  if (e.hash == hash && e.arguments.size() == bytes && found(e)) return hit(e, index);
   ++misses_;
   const inference_result r = inference::infer(layout, params, extra, allocations, probe, out, options);
   e.layout = nullptr;  // until it is whole (an allocation below may throw)
@@ -78,7 +115,14 @@ inference_result inference_memo::infer(const param_layout* layout, void* const* 
   e.options = bits;
   e.result = r;
   e.layout = layout;
+  e.next = slots;
+  follow(index);
   return r;
+}
+
+void inference_memo::follow(std::uint32_t index) noexcept {
+  if (last_ < slots) entries_[last_].next = index;
+  last_ = index;
 }
 
 }  // namespace acs::inference

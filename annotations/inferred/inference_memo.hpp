@@ -17,7 +17,10 @@
 // whose arguments inference does not read (code not read, options.code_required).
 //
 // One per thread (not thread-safe); direct-mapped, `slots` entries, each overwritten by the
-// next launch that maps to it.
+// next launch that maps to it. Each entry also names the entry the thread's next launch used
+// last time: in a loop that is the next launch's again, tried first, without the hash (a
+// prediction that fails costs one comparison, then the hash as before). A prediction is only a
+// guess at where to look: the entry is used only if everything it was stored under is equal.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -40,6 +43,8 @@ class inference_memo {
 
   std::uint64_t hits() const noexcept { return hits_; }
   std::uint64_t misses() const noexcept { return misses_; }
+  /// @brief Of the hits, those found as the entry that followed the previous launch last time.
+  std::uint64_t predicted() const noexcept { return predicted_; }
 
  private:
   struct entry {
@@ -50,9 +55,14 @@ class inference_memo {
     inference_result result = inference_result::inferred;
     std::vector<unsigned char> arguments;  // at the layout's offsets
     access_set access;
+    std::uint32_t next = slots;  // the entry the launch after this one used last time; slots: none
   };
+  // The launch just made used entry `index`: the previous entry's successor, and the new previous.
+  void follow(std::uint32_t index) noexcept;
+
   std::unique_ptr<entry[]> entries_;  // made at the first launch that can use it
-  std::uint64_t hits_ = 0, misses_ = 0;
+  std::uint32_t last_ = slots;        // the entry the previous launch used; slots: none
+  std::uint64_t hits_ = 0, misses_ = 0, predicted_ = 0;
 };
 
 }  // namespace acs::inference

@@ -682,6 +682,43 @@ TEST_F(inference_memo_test, the_same_launch_again_has_inferences_footprint_from_
   EXPECT_EQ(memo.misses(), 3u);
 }
 
+// A loop: each launch is found as the one that followed the previous launch last time, without
+// the hash; a launch that differs from that prediction (another pointer, or a map changed) is
+// inferred or looked up as before, never given the predicted entry's footprint.
+TEST_F(inference_memo_test, a_loop_finds_each_launch_as_the_one_that_followed_the_previous) {
+  address a1 = alloc_a, b1 = alloc_b, a2 = alloc_a + 64, b2 = alloc_b + 8, a3 = alloc_a + 128, b3 = alloc_a + 256;
+  int n = 3;
+  void* first[] = {&a1, &b1, &n};
+  void* second[] = {&a2, &b2, &n};
+  void* third[] = {&a3, &b3, &n};
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_EQ(remembered(&two_pointers_and_int, first), inference_result::inferred);
+    ASSERT_EQ(remembered(&two_pointers_and_int, second), inference_result::inferred);
+    ASSERT_EQ(remembered(&two_pointers_and_int, third), inference_result::inferred);
+    EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a})) << "round " << round;
+  }
+  EXPECT_EQ(memo.misses(), 3u);
+  EXPECT_EQ(memo.hits(), 6u);
+  // Round two: the first launch is looked up by its hash (the third had no successor yet), the
+  // other two predicted; round three: all three.
+  EXPECT_EQ(memo.predicted(), 5u);
+  // The second launch with another pointer: predicted wrongly, so inferred.
+  b2 = alloc_a + 8;
+  ASSERT_EQ(remembered(&two_pointers_and_int, first), inference_result::inferred);
+  ASSERT_EQ(remembered(&two_pointers_and_int, second), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
+  EXPECT_EQ(memo.misses(), 4u);
+  b2 = alloc_b + 8;
+  ASSERT_EQ(remembered(&two_pointers_and_int, second), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b})) << "its own entry, by the hash";
+  // A map changed: the predicted entry is not used.
+  const std::uint64_t predicted = memo.predicted();
+  map.insert(0x7f20'0000'0000, 4096);
+  ASSERT_EQ(remembered(&two_pointers_and_int, third), inference_result::inferred);
+  EXPECT_EQ(memo.predicted(), predicted);
+  EXPECT_EQ(memo.misses(), 5u);
+}
+
 TEST_F(inference_memo_test, an_allocation_made_or_freed_makes_it_infer_again) {
   address x = alloc_a + 16, y = alloc_b;
   int n = 1;
