@@ -64,9 +64,8 @@ stream_mode_policy stream_mode_policy::from_settings() noexcept {
 }
 
 bool stream_mode::conflicts_with_previous(const access_set& footprint) {
-  const bool conflict = !has_previous_ || conflicts(previous_, footprint);
-  previous_.reads.assign(footprint.reads.begin(), footprint.reads.end());
-  previous_.writes.assign(footprint.writes.begin(), footprint.writes.end());
+  const bool conflict = !has_previous_ || previous_.conflicts_with(footprint);
+  previous_.keep(footprint);
   has_previous_ = true;
   return conflict;
 }
@@ -142,7 +141,7 @@ bool stream_mode::launch_bound() noexcept {
 
 bool stream_mode::independent_of_previous(const access_set& footprint) noexcept {
   lock_guard lock(locked_);
-  return has_previous_ && !conflicts(previous_, footprint);
+  return has_previous_ && !previous_.conflicts_with(footprint);
 }
 
 bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may_relay, relay_record relay) {

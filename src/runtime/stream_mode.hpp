@@ -45,6 +45,7 @@
 #include <mutex>
 
 #include "scheduler/byte_range.hpp"
+#include "scheduler/recent_footprint.hpp"
 #include "scheduler/scheduler_config.hpp"
 #include "src/support/futex_lock.hpp"
 
@@ -278,7 +279,7 @@ class alignas(64) stream_mode {
   std::uint64_t probe_progress_ = 0;  // aside: the background thread's jobs begun at its first pause
   stream_mode_policy policy_;   // set at construction
   // Under locked_ too:
-  access_set previous_;
+  recent_footprint previous_;
   bool has_previous_ = false;
   unsigned chained_ = 0;        // redirect: consecutive launches conflicting with their predecessor
   unsigned probe_found_ = 0;    // aside: independent launches found by the current probe

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "scheduler/byte_range.hpp"
+#include "scheduler/recent_footprint.hpp"
 
 namespace acs {
 namespace {
@@ -14,6 +17,31 @@ TEST(byte_range, zero_length_is_empty_and_touches_nothing) {
   b.read_write(0, 1000);
   EXPECT_FALSE(conflicts(a, b));
   EXPECT_FALSE(conflicts(b, a));
+}
+
+// The kept copy answers exactly as conflicts() on the footprint it was given, small (kept in place)
+// or large (spilled), and a footprint kept later replaces the earlier one whatever their sizes.
+TEST(recent_footprint, answers_as_conflicts_for_small_and_large_footprints) {
+  std::mt19937_64 rng(7);
+  const auto random_set = [&] {
+    access_set s;
+    const int reads = static_cast<int>(rng() % 7), writes = static_cast<int>(rng() % 7);
+    for (int i = 0; i < reads; ++i) s.read(rng() % 4096, 1 + rng() % 64);
+    for (int i = 0; i < writes; ++i) s.write(rng() % 4096, 1 + rng() % 64);
+    return s;
+  };
+  recent_footprint kept;
+  int agreed_conflicts = 0, agreed_free = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const access_set earlier = random_set(), later = random_set();
+    kept.keep(earlier);
+    const bool expected = conflicts(earlier, later);
+    ASSERT_EQ(kept.conflicts_with(later), expected)
+        << "round " << round << ": " << earlier.reads.size() << "r/" << earlier.writes.size() << "w kept";
+    (expected ? agreed_conflicts : agreed_free) += 1;
+  }
+  EXPECT_GT(agreed_conflicts, 1000);  // both answers were exercised
+  EXPECT_GT(agreed_free, 1000);
 }
 
 TEST(byte_range, adjacent_ranges_do_not_overlap) {
