@@ -3,7 +3,7 @@
 # googlenet 3.2-3.5 ms in some acs processes, 5.4-6.7 ms in others, native 4.2-4.6), while native
 # processes beside them do not? Hypothesis: the relay's lane thread (it spins 200 us after each
 # call) shares a physical core with the program's thread (SMT siblings). Test: googlenet and
-# dyn-moe, native and acs, pinned to (a) CPUs 2-9 as bench_real does, (b) one logical CPU on each
+# dyn-moe, native, acs and acs with ACS_RELAY=off, pinned to (a) CPUs 2-9 as bench_real does, (b) one logical CPU on each
 # of 4 cores, (c) the two siblings of one core, (d) two CPUs on two cores; reps interleaved; then
 # where the threads ran in a 2-9 acs process. gpuB.sh [SECONDS]
 set -u
@@ -23,6 +23,7 @@ LIB=$PWD/build-lib/cur/libacs.so  # this session's library (5ee0224)
 run() {  # MODE CPUS TAG
   local env=()
   [[ $1 == acs ]] && env=(LD_PRELOAD=$LIB)
+  [[ $1 == norelay ]] && env=(LD_PRELOAD=$LIB ACS_RELAY=off)
   local out
   out=$(env "${env[@]}" taskset -c $2 timeout 60 python3 benchmarks/real/torch_models.py --only '^(googlenet|dyn-moe)$' \
         --iters 20 2>/dev/null | sed -n 's/^real-result: name=\([^ ]*\) .* ms=\([0-9.]*\).*/\1=\2/p' | paste -sd' ')
@@ -32,7 +33,7 @@ sets=("2-9" "$DISTINCT" "$TWO")
 [[ -n $SIB_CORE ]] && sets+=("$SIB_CORE")
 rep=0
 while (( $(date +%s) - t0 < T - 60 )) && (( rep < 5 )); do
-  for c in "${sets[@]}"; do for m in native acs; do run $m "$c" "rep=$rep"; done; done
+  for c in "${sets[@]}"; do for m in native acs norelay; do run $m "$c" "rep=$rep"; done; done
   rep=$((rep+1))
 done
 # Where the threads run: an acs process on 2-9, sampled every 0.5 s.
