@@ -29,10 +29,11 @@ run() {  # MODE CPUS TAG
         --iters 20 2>/dev/null | sed -n 's/^real-result: name=\([^ ]*\) .* ms=\([0-9.]*\).*/\1=\2/p' | paste -sd' ')
   echo "$3 mode=$1 cpus=$2 $out" | tee -a $R/runs.txt
 }
-sets=("2-9" "$DISTINCT" "$TWO")
+sets=("2-9")
 [[ -n $SIB_CORE ]] && sets+=("$SIB_CORE")
+sets+=("$DISTINCT" "$TWO")
 rep=0
-while (( $(date +%s) - t0 < T - 60 )) && (( rep < 5 )); do
+while (( $(date +%s) - t0 < T - 100 )) && (( rep < 5 )); do
   for c in "${sets[@]}"; do for m in native acs norelay; do run $m "$c" "rep=$rep"; done; done
   rep=$((rep+1))
 done
