@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../../../.."
 R=$OUT/r; mkdir -p $R; t0=$(date +%s)
 rm -rf build-gpu build-stage && scripts/carry_build.sh unpack .carry/build-gpu.tgz > $R/unpack.log 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $R/gpu.txt
-timeout 330 ctest --test-dir build-gpu -L "preload|gpu" -E "gpu\.bench|preload\.exports|preload\.hook_table" -j 14 \
+timeout $(( T - 40 < 330 ? T - 40 : 330 )) ctest --test-dir build-gpu -L "preload|gpu" -E "gpu\.bench|preload\.exports|preload\.hook_table" -j 14 \
   --timeout 100 > $R/suite.txt 2>&1
 grep -E "tests passed|tests failed|\(Failed\)|Timeout|Total Test" $R/suite.txt
 echo "== at $(( $(date +%s)-t0 )) s"
