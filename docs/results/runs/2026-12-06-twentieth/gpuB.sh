@@ -24,10 +24,15 @@ run() {  # MODE CPUS TAG
   local env=()
   [[ $1 == acs ]] && env=(LD_PRELOAD=$LIB)
   [[ $1 == norelay ]] && env=(LD_PRELOAD=$LIB ACS_RELAY=off)
-  local out
+  # acs with its probes' verdicts logged: which processes relayed, and for how long
+  [[ $1 == acslog ]] && env=(LD_PRELOAD=$LIB ACS_LOG_LEVEL=debug)
+  local out log=$R/stderr.$1.$(echo "$2" | tr ',' '_').$3
   out=$(env "${env[@]}" taskset -c $2 timeout 60 python3 benchmarks/real/torch_models.py --only '^(googlenet|dyn-moe)$' \
-        --iters 20 2>/dev/null | sed -n 's/^real-result: name=\([^ ]*\) .* ms=\([0-9.]*\).*/\1=\2/p' | paste -sd' ')
-  echo "$3 mode=$1 cpus=$2 $out" | tee -a $R/runs.txt
+        --iters 20 2>$log | sed -n 's/^real-result: name=\([^ ]*\) .* ms=\([0-9.]*\).*/\1=\2/p' | paste -sd' ')
+  local verdicts=""
+  [[ $1 == acslog ]] && verdicts="relayed_probes=$(grep -c 'launches relayed' $log) unrelayed_probes=$(grep -c \
+    "made on the program's thread" $log) relay_stops=$(grep -c 'the program waited for' $log)"
+  echo "$3 mode=$1 cpus=$2 $out $verdicts" | tee -a $R/runs.txt
 }
 sets=("2-9")
 [[ -n $SIB_CORE ]] && sets+=("$SIB_CORE")
@@ -35,6 +40,7 @@ sets+=("$DISTINCT" "$TWO")
 rep=0
 while (( $(date +%s) - t0 < T - 100 )) && (( rep < 5 )); do
   for c in "${sets[@]}"; do for m in native acs norelay; do run $m "$c" "rep=$rep"; done; done
+  run acslog 2-9 "rep=$rep"
   rep=$((rep+1))
 done
 # Where the threads run: an acs process on 2-9, sampled every 0.5 s.
