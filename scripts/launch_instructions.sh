@@ -10,7 +10,10 @@
 #   (independent launches), cuLaunchKernel_chain, cuLaunchKernel_never_recurs, ...
 # Settings come from the environment; the default is the graph-replay profile of docs/design.md
 # §8.1 (ACS_GRAPH=auto ACS_NO_PTX=arguments ACS_START_ASIDE=0: every launch redirected, held and
-# replayed); PROFILE=plain leaves acs's defaults. N1=2048 N2=6144 by default.
+# replayed); PROFILE=plain leaves acs's defaults. N1=2048 N2=6144 by default. Under PROFILE=plain a
+# stream's probes decide by timing, which valgrind slows unevenly: the same row gave 200 to 2,240
+# instructions per launch from run to run (twentieth session), so compare plain rows over several
+# runs, or with ACS_DISABLE=1 (96 instructions over native per launch on the fake driver).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build-gpu}
