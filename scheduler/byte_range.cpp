@@ -3,13 +3,6 @@
 namespace acs {
 namespace {
 
-bool any_overlap(const std::vector<byte_range>& a, const std::vector<byte_range>& b) noexcept {
-  for (const byte_range& x : a)
-    for (const byte_range& y : b)
-      if (overlaps(x, y)) return true;
-  return false;
-}
-
 bool inside_one(const byte_range& r, const std::vector<byte_range>& in) noexcept {
   for (const byte_range& c : in)
     if (c.first <= r.first && r.last <= c.last) return true;
@@ -42,9 +35,8 @@ bool merge_footprints(const std::vector<byte_range>& earlier_reads, const std::v
 
 bool conflicts(const std::vector<byte_range>& earlier_reads, const std::vector<byte_range>& earlier_writes,
                const access_set& later) noexcept {
-  return any_overlap(earlier_writes, later.reads)      // read after write
-         || any_overlap(earlier_reads, later.writes)   // write after read
-         || any_overlap(earlier_writes, later.writes); // write after write
+  return conflicts(std::span<const byte_range>(earlier_reads), std::span<const byte_range>(earlier_writes),
+                   later.reads, later.writes);
 }
 
 }  // namespace acs

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace acs {
@@ -77,7 +78,20 @@ bool merge_footprints(const std::vector<byte_range>& earlier_reads, const std::v
 
 // Read-after-write, write-after-read or write-after-write between an earlier
 // task with these reads and writes and a later one. The one statement of the
-// rule: the window and the fold summaries both ask it.
+// rule, over plain arrays of ranges: the window, the fold summaries and a
+// stream's previous launch (recent_footprint, which keeps its ranges in place) ask it.
+constexpr bool conflicts(std::span<const byte_range> earlier_reads, std::span<const byte_range> earlier_writes,
+                         std::span<const byte_range> later_reads, std::span<const byte_range> later_writes) noexcept {
+  const auto any_overlap = [](std::span<const byte_range> a, std::span<const byte_range> b) {
+    for (const byte_range& x : a)
+      for (const byte_range& y : b)
+        if (overlaps(x, y)) return true;
+    return false;
+  };
+  return any_overlap(earlier_writes, later_reads)      // read after write
+         || any_overlap(earlier_reads, later_writes)   // write after read
+         || any_overlap(earlier_writes, later_writes); // write after write
+}
 bool conflicts(const std::vector<byte_range>& earlier_reads, const std::vector<byte_range>& earlier_writes,
                const access_set& later) noexcept;
 inline bool conflicts(const access_set& earlier, const access_set& later) noexcept {

@@ -81,14 +81,13 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
     return pass(s, access, kernel, group, /*detached=*/false);
   }
   // The kernel's words of the key (identity, group, footprint): their hash always, for the
-  // segment's prefixes; appended to the key only while the segment is held. Written in a buffer
-  // on the stack where they fit (a vector's resize and shrink were about 70 instructions a launch).
+  // segment's prefixes; appended to the key only while the segment is held. Written in a scratch
+  // buffer that only grows (the key's own resize and shrink were about 70 instructions a launch).
   const std::size_t n_words = (position_ == 0 ? 2 : 0) + std::size(id.words) + 2 +
                               2 * (access.reads.size() + access.writes.size());
-  std::uint64_t stack_words[64];
-  if (n_words > std::size(stack_words)) words_.resize(n_words);
-  std::uint64_t* const words = n_words > std::size(stack_words) ? words_.data() : stack_words;
-  std::uint64_t* w = words;
+  if (words_.size() < n_words) words_.resize(n_words);
+  const std::uint64_t* const words = words_.data();
+  std::uint64_t* w = words_.data();
   // The stream first: CUDA runs the launches of one executable one after another, so an
   // executable shared by two streams would serialise them (seen on the H200: cuda-samples'
   // simpleHyperQ, 32 streams of the same kernels, at x0.10). One stream's launches are ordered

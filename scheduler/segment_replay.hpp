@@ -161,7 +161,7 @@ class segment_replay {
   std::uint64_t prefix_ = 0;
   std::vector<std::uint64_t> prefixes_now_;  // the current segment's prefix hashes
   std::vector<std::uint64_t> key_;           // the current segment's key, while held
-  std::vector<std::uint64_t> words_;         // scratch: one kernel's words, where the stack's are too few
+  std::vector<std::uint64_t> words_;         // scratch: one kernel's words (only grows)
   std::vector<held_kernel> held_;            // the first held_count_ are held; reused, so access sets keep their capacity
   std::size_t held_count_ = 0;
   std::uint64_t launches_ = 0;
