@@ -1,6 +1,7 @@
 #include "scheduler/graph_replay.hpp"
 
 #include <algorithm>
+#include <pthread.h>
 #include <iterator>
 
 namespace acs {
@@ -35,7 +36,11 @@ graph_replay::graph_replay(backend& inner, graph_replay_config config) : inner_(
   config_.after = std::max(config_.after, 1u);
   config_.cache = std::max(config_.cache, 1u);
   config_.max_segment = std::max(config_.max_segment, 1u);
-  if (config_.idle.count() > 0) idle_thread_ = std::thread([this] { idle_loop(); });
+  if (config_.idle.count() > 0)
+    idle_thread_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "acs-graph-idle");
+      idle_loop();
+    });
 }
 
 graph_replay::~graph_replay() {

@@ -1,6 +1,8 @@
 #include "scheduler/issue_queue.hpp"
 
 #include <algorithm>
+#include <pthread.h>
+#include <cstdio>
 #include <chrono>
 #include <thread>
 
@@ -48,7 +50,14 @@ issue_queue::issue_queue(backend& inner, unsigned threads, unsigned capacity, bo
     : inner_(inner), issue_when_asleep_(issue_when_asleep) {
   const unsigned n = std::clamp(threads, 1u, max_threads);
   for (unsigned i = 0; i < n; ++i) lanes_.push_back(std::make_unique<lane>(std::max(capacity, 2u)));
-  for (auto& l : lanes_) l->thread = std::thread([this, p = l.get()] { run(*p); });
+  // Named (acs-issue0, ...), so that `top -H` or a profiler tells acs's threads from the program's.
+  for (unsigned i = 0; i < lanes_.size(); ++i)
+    lanes_[i]->thread = std::thread([this, p = lanes_[i].get(), i] {
+      char name[16];
+      std::snprintf(name, sizeof name, "acs-issue%u", i);
+      pthread_setname_np(pthread_self(), name);
+      run(*p);
+    });
 }
 
 issue_queue::~issue_queue() {

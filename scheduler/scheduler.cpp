@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <pthread.h>
 
 #include "scheduler/backend_check.hpp"
 #include "scheduler/scheduler_state.hpp"
@@ -312,7 +313,11 @@ scheduler::scheduler(backend& gpu, scheduler_config config)
   if (!config.graph_segments) return;
   sink_ = std::make_unique<segment_sink>(*state_);
   segments_ = std::make_unique<segment_replay>(state_->gpu, *sink_, segments_config(config));
-  if (config.graph_idle_us != 0) idle_thread_ = std::thread([this] { idle_loop(); });
+  if (config.graph_idle_us != 0)
+    idle_thread_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "acs-idle-flush");
+      idle_loop();
+    });
 }
 
 // The idle flush (segment_replay.hpp): a held segment is issued once a whole interval passed

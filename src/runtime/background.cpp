@@ -1,6 +1,7 @@
 #include "src/runtime/background.hpp"
 
 #include <atomic>
+#include <pthread.h>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -44,7 +45,10 @@ worker& the_worker() {
 // Under w.mutex.
 void start_locked(worker& w) {
   if (w.started) return;
-  std::thread([&w] { w.run(); }).detach();
+  std::thread([&w] {
+    pthread_setname_np(pthread_self(), "acs-background");
+    w.run();
+  }).detach();
   w.started = true;
 }
 
