@@ -52,11 +52,11 @@ run() {  # MODE CPUS TAG
   echo "$3 mode=$1 cpus=$2 $out $host $place" | tee -a $R/runs.txt
 }
 rep=0
-while (( $(date +%s) - t0 < T * 2 / 3 )); do
+while (( $(date +%s) - t0 < T * 2 / 3 - 30 )); do
   for m in native acs norelay; do run $m 2-9 "rep=$rep"; done
   rep=$((rep+1))
 done
-while (( $(date +%s) - t0 < T - 30 )); do
+while (( $(date +%s) - t0 < T - 40 )); do
   run acs "$DISTINCT" "rep=$rep"
   [[ -n $SIB_CORE ]] && run acs "$SIB_CORE" "rep=$rep"
   run native "$DISTINCT" "rep=$rep"
