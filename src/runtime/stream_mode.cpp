@@ -1,7 +1,6 @@
 #include "src/runtime/stream_mode.hpp"
 
 #include <algorithm>
-#include <utility>
 
 #include "src/support/config.hpp"
 #include "src/support/log.hpp"
@@ -94,7 +93,6 @@ ACS_HOT stream_mode::aside_step stream_mode::next_aside_launch(std::uint64_t lau
   has_previous_ = false;  // the probe compares its own consecutive launches
   probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;  // and times its own launches
   relay_gaps_ = relay_long_gaps_ = 0;
-  stretch_due_ = true;  // the burst's first timed launch ends the stretch since the last one
   return aside_step::probe;
 }
 
@@ -113,10 +111,6 @@ bool stream_mode::probe_waited_enough(std::uint64_t progress) noexcept {
 
 void stream_mode::probe_began(std::uint64_t entry_ns) noexcept {
   lock_guard lock(locked_);
-  if (stretch_due_) {
-    stretch_due_ = false;
-    stretch_ends(entry_ns);
-  }
   // The gap since the previous probed launch returned; 0 (unknown) when that one was not timed.
   gap_ns_ = probe_exit_ != 0 && entry_ns > probe_exit_ ? entry_ns - probe_exit_ : 0;
   if (gap_ns_ != 0) {
@@ -132,34 +126,6 @@ void stream_mode::probe_ended(std::uint64_t exit_ns) noexcept {
   last_inside_ns_ = probe_entry_ != 0 && exit_ns > probe_entry_ ? exit_ns - probe_entry_ : 0;
   probe_entry_ = 0;
   probe_exit_ = exit_ns;
-  // The burst ended and left the stream aside: the launches up to the next burst are a stretch.
-  if (probe_left_ == 0 && mode_.load(std::memory_order_relaxed) == stream_mode_kind::aside) stretch_begins(exit_ns);
-}
-
-void stream_mode::stretch_begins(std::uint64_t exit_ns) noexcept {
-  stretch_start_ns_ = exit_ns;
-  stretch_launches_ = until_probe_;
-  stretch_relayed_ = relaying_.load(std::memory_order_relaxed);
-}
-
-void stream_mode::stretch_ends(std::uint64_t entry_ns) noexcept {
-  const std::uint64_t start = std::exchange(stretch_start_ns_, 0);
-  if (!policy_.relay || policy_.relay_always || start == 0 || stretch_launches_ == 0 || entry_ns <= start) return;
-  const std::uint64_t per_launch = (entry_ns - start) / stretch_launches_;
-  if (!stretch_relayed_) {
-    unrelayed_ns_per_launch_ = std::max<std::uint64_t>(per_launch, 1);
-    return;
-  }
-  pace_relayed_ns_ = per_launch;
-  const std::uint64_t tolerance = std::max(policy_.relay_pace_tolerance, 1u);
-  if (unrelayed_ns_per_launch_ == 0) {
-    pace_ = pace_verdict::baseline;  // nothing to compare with yet
-  } else if (per_launch * tolerance > unrelayed_ns_per_launch_ * (tolerance + 1)) {
-    pace_ = pace_verdict::slower;
-  } else if (++pace_wins_ >= pace_recheck_) {
-    pace_ = pace_verdict::baseline;  // won often enough: the pace without it again
-    pace_recheck_ = std::min(pace_recheck_ * 2, std::max(policy_.max_relay_pace_recheck, 1u));
-  }
 }
 
 bool stream_mode::launch_bound_locked() const noexcept {
@@ -198,8 +164,6 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may
       redirected_launches_ = 0;
       mode_.store(stream_mode_kind::redirect, std::memory_order_release);
       relaying_.store(false, std::memory_order_release);  // the pool takes its launches
-      stretch_start_ns_ = 0;
-      pace_ = pace_verdict::none;
       outcome = {true, true, probe_found_, probe_needed_, probe_independent_, probe_busy_, 0};
     } else if (probe_left_ == 0 || probe_found_ + probe_left_ < probe_needed_) {
       // Found too few, or cannot find enough in the launches left: each costs a footprint.
@@ -212,10 +176,6 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may
       outcome.relay_gaps = relay_gaps_;
       outcome.relay_long_gaps = relay_long_gaps_;
       outcome.relaying = relaying_.load(std::memory_order_relaxed);
-      outcome.pace = pace_logged_;
-      outcome.relayed_ns = pace_relayed_ns_;
-      outcome.unrelayed_ns = unrelayed_ns_per_launch_;
-      pace_logged_ = pace_verdict::none;
     }
   }
   // Printed outside the spin lock, and only when a probe ends (ACS_LOG_LEVEL=debug).
@@ -232,14 +192,6 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may
                                 : fmt::format("; {} of its {} gaps of {}-{} ns: launches {}", outcome.relay_long_gaps,
                                               outcome.relay_gaps, policy_.relay_gap_ns, policy_.relay_gap_max_ns,
                                               outcome.relaying ? "relayed" : "made on the program's thread"));
-    if (outcome.pace == pace_verdict::slower)
-      log::debug("stream {}: relayed, its launches came {} ns apart, against {} ns without the relay: the relay "
-                 "is slower here and stops",
-                 fmt::ptr(this), outcome.relayed_ns, outcome.unrelayed_ns);
-    else if (outcome.pace == pace_verdict::baseline)
-      log::debug("stream {}: relayed, its launches came {} ns apart; the next stretch goes without the relay, "
-                 "to compare (last: {} ns)",
-                 fmt::ptr(this), outcome.relayed_ns, outcome.unrelayed_ns);
   }
   return outcome.redirects;
 }
@@ -250,19 +202,6 @@ bool stream_mode::relay_verdict(bool may_relay, relay_record now) noexcept {
   const bool was = relaying_.load(std::memory_order_relaxed);
   if (relay_deaf_ > 0) {
     --relay_deaf_;
-    return false;
-  }
-  // The last stretch's pace (stretch_ends): slower than without the relay, it stops with the
-  // waits' backoff (the probes after this one not heard for backoff - 1); with nothing to compare
-  // with, or after enough wins, one stretch goes without it.
-  if (const pace_verdict pace = std::exchange(pace_, pace_verdict::none); pace != pace_verdict::none) {
-    pace_logged_ = pace;
-    pace_wins_ = 0;
-    if (pace == pace_verdict::slower) {
-      relay_backoff_ = std::min(std::max(relay_backoff_ * 2, 1u), std::max(policy_.max_relay_backoff, 1u));
-      relay_deaf_ = relay_backoff_ - 1;
-      pace_recheck_ = std::max(policy_.relay_pace_recheck, 1u);
-    }
     return false;
   }
   // Decided anew by the gaps; a probe that timed none changes nothing.
@@ -294,7 +233,6 @@ bool stream_mode::relay_judged(relay_record now) noexcept {
     relay_backoff_ = std::min(std::max(relay_backoff_ * 2, 1u), std::max(policy_.max_relay_backoff, 1u));
     relay_deaf_ = backoff = relay_backoff_;
     relaying_.store(false, std::memory_order_release);
-    stretch_start_ns_ = 0;  // half relayed: its pace tells nothing
   }
   log::debug("stream {}: the program waited for {} of the device's last {} relayed launches: its launches are made "
              "on the program's thread, the next {} probes not heard on the relay",
@@ -338,13 +276,6 @@ void stream_mode::start() noexcept {
   relay_mark_ = {};
   relay_backoff_ = relay_deaf_ = relay_countdown_ = 0;
   relay_waits_due_ = 0;
-  stretch_start_ns_ = stretch_launches_ = 0;
-  stretch_relayed_ = stretch_due_ = false;
-  unrelayed_ns_per_launch_ = 0;
-  pace_wins_ = 0;
-  pace_recheck_ = std::max(policy_.relay_pace_recheck, 1u);
-  pace_ = pace_logged_ = pace_verdict::none;
-  pace_relayed_ns_ = 0;
   // ACS_RELAY=always: a stream that starts aside is relayed from its first launch.
   relaying_.store(policy_.relay_always && policy_.start_aside, std::memory_order_release);
   redirected_launches_ = 0;

@@ -119,21 +119,8 @@ struct stream_mode_policy {
   // meanwhile (eager PyTorch: once per 56), the stream stops relaying, and its gaps are not heard
   // at the next probes' ends: 1, doubling with each such verdict up to `max_relay_backoff` (probes
   // end 256-1024 launches apart).
-  // And only while it is faster. The stretches between two probes (256-1024 launches) are timed,
-  // from the end of one probe to the first launch of the next, which needs no clock read beyond
-  // the probes' own: a relayed stretch whose launches came more than 1/`relay_pace_tolerance`
-  // further apart than those of the last stretch without the relay stops the relay, with the same
-  // backoff as the waits. The relay costs the program whatever the lane's CPU costs it (a core
-  // shared with the program's thread, a host whose CPUs are oversubscribed: PyTorch processes that
-  // ran at x0.66-0.80 of native, twentieth session), which no count of waits can see. A relay
-  // with no such stretch to compare with (a stream that starts aside relays from its first probe)
-  // makes the next stretch without it, and so does every `relay_pace_recheck` stretches it won,
-  // doubling up to `max_relay_pace_recheck`: the program's pace without the relay drifts.
   bool relay = false;
   bool relay_always = false;
-  unsigned relay_pace_tolerance = 32;
-  unsigned relay_pace_recheck = 8;
-  unsigned max_relay_pace_recheck = 64;
   // Where a relay about to start asks the process's cgroup CPU limit (whole CPUs, 0: none; it
   // starts only with none or two or more). from_settings: process::process_cgroup_cpu_limit, whose
   // files acs's background thread reads meanwhile, not a launch (the affinity mask is part of
@@ -261,23 +248,15 @@ class alignas(64) stream_mode {
   void start() noexcept;
   class lock_guard;
   // How a probed launch ended its probe, for the debug log printed outside the lock.
-  // What a stretch's pace asks of the next probe's end (stretch_ends, relay_verdict).
-  enum class pace_verdict : std::uint8_t { none, slower, baseline };
   struct probe_outcome {
     bool ended = false, redirects = false;
     unsigned found = 0, needed = 0, independent = 0, busy = 0;
     std::uint64_t next_probe = 0;
     unsigned relay_gaps = 0, relay_long_gaps = 0;
     bool relaying = false;
-    pace_verdict pace = pace_verdict::none;
-    std::uint64_t relayed_ns = 0, unrelayed_ns = 0;
   };
   // ACS_RELAY at a probe's end (under locked_): whether the stream relays from now on.
   bool relay_verdict(bool may_relay, relay_record now) noexcept;
-  // The relay's pace (stream_mode_policy::relay_pace_tolerance), under locked_: a stretch between
-  // probes begins at a probe's end (`exit_ns`) and ends at the next probe's first launch.
-  void stretch_begins(std::uint64_t exit_ns) noexcept;
-  void stretch_ends(std::uint64_t entry_ns) noexcept;
   // A relay is judged from `now` on (under locked_ and launches_): its mark, its countdown, and the
   // device's wait count at which it is judged sooner (relay_check_due).
   void relay_window_from(relay_record now) noexcept;
@@ -318,17 +297,6 @@ class alignas(64) stream_mode {
   unsigned relay_deaf_ = 0;      // probes left whose gaps are not heard
   unsigned relay_countdown_ = 0;  // relaying: relayed launches until it is judged (under launches_)
   std::uint64_t relay_waits_due_ = 0;  // relaying: the device's waits at which it is judged sooner
-  // The relay's pace: the current stretch (its start, 0: none or not usable; its launches; relayed
-  // or not), the last stretch without the relay (ns per launch, 0: none), and what the next probe's
-  // end is to do about it.
-  std::uint64_t stretch_start_ns_ = 0, stretch_launches_ = 0;
-  bool stretch_relayed_ = false;
-  bool stretch_due_ = false;  // the next probed launch ends the stretch
-  std::uint64_t unrelayed_ns_per_launch_ = 0;
-  unsigned pace_wins_ = 0, pace_recheck_ = 0;  // relayed stretches that won since the last baseline
-  pace_verdict pace_ = pace_verdict::none;
-  pace_verdict pace_logged_ = pace_verdict::none;  // what the verdict at the probe's end did, for the log
-  std::uint64_t pace_relayed_ns_ = 0;  // for the log: the stretch the verdict came from
   std::uint64_t redirected_launches_ = 0;  // redirect: launches since the stream was redirected
 };
 

@@ -365,66 +365,12 @@ TEST(stream_mode_policy, a_relay_starts_only_where_the_cgroup_leaves_its_thread_
     (void)relay_after_bursts(mode, {100});
     EXPECT_EQ(cgroup_asked.load(), 1u) << "limit " << limit;
   }
-  // A relay that runs is not asked again at the next probe's end. (A stretch without the relay
-  // first, timed: a relay with none to compare its pace with would make one.)
+  // A relay that runs is not asked again at the next probe's end.
   fake_cgroup_limit = 0;
   cgroup_asked = 0;
   stream_mode running(p);
-  EXPECT_EQ(relay_after_bursts(running, {100, 12000, 12000}), (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(relay_after_bursts(running, {12000, 12000}), (std::vector<bool>{true, true}));
   EXPECT_EQ(cgroup_asked.load(), 1u);
-}
-
-// [relay] A relay runs only while the program's launches come closer together with it than
-// without it (stream_mode_policy::relay_pace_tolerance): the stretches between probes are timed.
-// Each burst below has gaps that say relay; between bursts, each of the stretch's launches takes
-// `relayed_ns` of the program's time while the stream relays and `unrelayed_ns` while it does not.
-// Returns, per burst, whether it relays after it.
-namespace {
-std::string relay_paced(stream_mode_policy p, unsigned bursts, std::uint64_t relayed_ns, std::uint64_t unrelayed_ns) {
-  stream_mode mode(p);
-  std::string out;
-  std::uint64_t clock = 1000;
-  for (unsigned b = 0; b < bursts; ++b) {
-    std::uint64_t launches = 0;
-    while (mode.next_aside_launch() == stream_mode::aside_step::direct) ++launches;
-    clock += launches * (mode.relaying() ? relayed_ns : unrelayed_ns);
-    for (bool more = true; more;) {
-      mode.probe_began(clock);
-      EXPECT_FALSE(mode.probed(writes_buffer(0x1000), false));
-      mode.probe_ended(clock += 3000);
-      clock += 12000;
-      more = mode.next_aside_launch() == stream_mode::aside_step::probe;
-    }
-    out += mode.relaying() ? 'R' : '-';
-  }
-  return out;
-}
-}  // namespace
-
-TEST(stream_mode_policy, a_relay_that_slows_the_program_stops_and_backs_off) {
-  const stream_mode_policy p = relay_policy();
-  ASSERT_EQ(p.relay_pace_tolerance, 32u);
-  // Relayed launches 40% further apart (the lane's CPU costs the program more than the launch
-  // call it takes off it): the first relayed stretch has nothing to compare with, so the next goes
-  // without the relay; then every relayed stretch loses, and the relay backs off 1, 2, 4 probes.
-  EXPECT_EQ(relay_paced(p, 13, 14000, 10000), "R-R-R--R----R");
-  // Just past the tolerance (1/32): stopped too; just inside it: kept.
-  EXPECT_EQ(relay_paced(p, 5, 10000 + 10000 / 32 + 10, 10000), "R-R-R");
-  EXPECT_EQ(relay_paced(p, 5, 10000 + 10000 / 32 - 10, 10000), "R-RRR");
-}
-
-TEST(stream_mode_policy, a_relay_that_pays_keeps_running_and_is_rechecked_ever_less_often) {
-  stream_mode_policy p = relay_policy();
-  ASSERT_EQ(p.relay_pace_recheck, 8u);
-  // Relayed launches 20% closer together (eager PyTorch on a quiet host): relayed, one stretch
-  // without it to compare, then relayed; after 8 stretches that won, one more without it, after
-  // 16 the next.
-  EXPECT_EQ(relay_paced(p, 12, 8000, 10000), "R-RRRRRRRR-R");
-  EXPECT_EQ(relay_paced(p, 30, 8000, 10000), "R-RRRRRRRR-RRRRRRRRRRRRRRRR-RR");
-  // ACS_RELAY=always relays whatever the pace.
-  stream_mode_policy always = relay_policy();
-  always.relay_always = true;
-  EXPECT_EQ(relay_paced(always, 6, 20000, 10000), "RRRRRR");
 }
 
 TEST(stream_mode_policy, the_relay_follows_the_policy_and_the_stream) {
