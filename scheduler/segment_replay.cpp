@@ -103,6 +103,7 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
     // Held: only now copied. A launch whose status is not known in advance (backend::detach)
     // is never held: the segment ends before it, which takes no words of it.
     if (const void* detached = gpu_.detach(kernel)) {
+      const std::size_t words_at = key_.size() + (position_ == 0 ? 2 : 0) + std::size(id.words) + 1;
       key_.insert(key_.end(), words, words + n_words);
       ++position_;
       prefix_ = h;
@@ -110,8 +111,7 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
       if (held_.size() <= held_count_) held_.emplace_back();
       held_kernel& k = held_[held_count_++];
       k.kernel = detached;
-      k.access.reads.assign(access.reads.begin(), access.reads.end());
-      k.access.writes.assign(access.writes.begin(), access.writes.end());
+      k.words_at = words_at;
       k.group = group;
       if (position_ >= config_.kernels) end_segment();
       return 0;
@@ -167,10 +167,25 @@ void segment_replay::end_segment(bool safe_only) {
 void segment_replay::release_held(bool in_place) {
   if (held_count_ == 0) return;
   ++stats_.released;
-  for (std::size_t i = 0; i < held_count_; ++i)
-    (void)(in_place ? out_.run_in_place(owner_, held_[i].kernel, /*detached=*/true)
-                    : pass(owner_, held_[i].access, held_[i].kernel, held_[i].group, /*detached=*/true));
+  for (std::size_t i = 0; i < held_count_; ++i) {
+    if (in_place) {
+      (void)out_.run_in_place(owner_, held_[i].kernel, /*detached=*/true);
+      continue;
+    }
+    access_of(held_[i], released_access_);
+    (void)pass(owner_, released_access_, held_[i].kernel, held_[i].group, /*detached=*/true);
+  }
   held_count_ = 0;
+}
+
+void segment_replay::access_of(const held_kernel& k, access_set& out) const {
+  const std::uint64_t* w = key_.data() + k.words_at;
+  const std::size_t reads = *w >> 32, writes = *w & 0xffffffffu;
+  ++w;
+  out.reads.resize(reads);
+  out.writes.resize(writes);
+  for (byte_range& r : out.reads) r.first = *w++, r.last = *w++;
+  for (byte_range& r : out.writes) r.first = *w++, r.last = *w++;
 }
 
 // The held segment's executable: the cached one of its key, its arguments updated; or a new one
@@ -232,6 +247,8 @@ void segment_replay::edges_of(std::vector<graph_edge>& out) const {
   const auto has = [](const std::uint64_t* bits, std::size_t i) { return (bits[i / 64] >> (i % 64)) & 1u; };
   const auto add = [](std::uint64_t* bits, std::size_t i) { bits[i / 64] |= std::uint64_t{1} << (i % 64); };
   std::vector<std::uint64_t> ancestors(n * words, 0), follows(words, 0);
+  std::vector<access_set> access(n);
+  for (std::size_t i = 0; i < n; ++i) access_of(held_[i], access[i]);
   // Each lane's last kernel, and each kernel's step: one after the latest of what it follows (a
   // kernel counts as one step: the kernels' lengths are not known). A lane is free from its last
   // kernel's step on.
@@ -244,7 +261,7 @@ void segment_replay::edges_of(std::vector<graph_edge>& out) const {
     for (std::size_t i = 0; i < j; ++i) {
       const held_kernel& a = held_[i];
       const held_kernel& b = held_[j];
-      if (!(a.group != 0 && a.group == b.group) && !conflicts(a.access, b.access)) continue;
+      if (!(a.group != 0 && a.group == b.group) && !conflicts(access[i], access[j])) continue;
       add(follows.data(), i);
       ready = std::max(ready, finish[i]);
     }

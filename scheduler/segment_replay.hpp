@@ -127,9 +127,12 @@ class segment_replay {
   segment_replay_stats stats() const noexcept { return stats_; }
 
  private:
+  // A held kernel's footprint is not copied: its words in key_ hold it (the count word at
+  // `words_at`, then the reads' and the writes' bounds), and only a release or a build reads it
+  // back (access_of); the replay of a cached executable never does.
   struct held_kernel {
     const void* kernel = nullptr;  // detached
-    access_set access;
+    std::size_t words_at = 0;
     std::uint64_t group = 0;
   };
   struct cached {
@@ -149,6 +152,7 @@ class segment_replay {
   void release_held(bool in_place = false);
   const cached* executable();
   void edges_of(std::vector<graph_edge>& out) const;
+  void access_of(const held_kernel& k, access_set& out) const;
 
   backend& gpu_;
   sink& out_;
@@ -162,7 +166,8 @@ class segment_replay {
   std::vector<std::uint64_t> prefixes_now_;  // the current segment's prefix hashes
   std::vector<std::uint64_t> key_;           // the current segment's key, while held
   std::vector<std::uint64_t> words_;         // scratch: one kernel's words (only grows)
-  std::vector<held_kernel> held_;            // the first held_count_ are held; reused, so access sets keep their capacity
+  std::vector<held_kernel> held_;            // the first held_count_ are held
+  access_set released_access_;               // scratch: a held kernel's footprint, read back to release it
   std::size_t held_count_ = 0;
   std::uint64_t launches_ = 0;
   // Prefix hashes of segments seen, occurrences of whole keys (64-bit hashes: a collision only
