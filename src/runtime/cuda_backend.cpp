@@ -198,8 +198,8 @@ const void* cuda_backend::detach(const void* kernel) {
   std::unique_ptr<detached_launch> d = detached_.take();
   d->function = r->function;
   d->shape = s;
-  std::size_t bytes = 0;
-  for (const inference::param_info& i : *layout) bytes = std::max<std::size_t>(bytes, std::size_t{i.offset} + i.size);
+  // A cached layout's offsets increase without overlap (plausible_layout): the last parameter ends it.
+  const std::size_t bytes = layout->empty() ? 0 : std::size_t{layout->back().offset} + layout->back().size;
   d->values.resize(bytes);
   d->params.resize(layout->size());
   for (std::size_t i = 0; i < layout->size(); ++i) {
@@ -208,8 +208,15 @@ const void* cuda_backend::detach(const void* kernel) {
       detached_.give(std::move(d));
       return nullptr;
     }
-    std::memcpy(d->values.data() + info.offset, r->params[i], info.size);
-    d->params[i] = d->values.data() + info.offset;
+    unsigned char* const to = d->values.data() + info.offset;
+    // Pointers and 32-bit scalars, most arguments, copied inline rather than through memcpy's call.
+    if (info.size == 8)
+      std::memcpy(to, r->params[i], 8);
+    else if (info.size == 4)
+      std::memcpy(to, r->params[i], 4);
+    else
+      std::memcpy(to, r->params[i], info.size);
+    d->params[i] = to;
   }
   ACS_STAGE(segment_hold);
   return d.release();
