@@ -70,9 +70,19 @@ words_status for_each_word(const param_layout* layout, void* const* params, void
   return words_status::ok;
 }
 
+// A written range is not also listed as read: a write conflicts with everything a read of the
+// same bytes does (byte_range.hpp), and every footprint is compared, hashed into segment keys and
+// copied many times, so the duplicate doubled that work for every pointer a kernel may write (all
+// of them where its code is not read, as in PyTorch's kernels).
 void add_allocation(access_set& out, const byte_range& r, bool written) {
-  if (std::find(out.reads.begin(), out.reads.end(), r) == out.reads.end()) out.reads.push_back(r);
-  if (written && std::find(out.writes.begin(), out.writes.end(), r) == out.writes.end()) out.writes.push_back(r);
+  const auto in = [&](std::vector<byte_range>& v) { return std::find(v.begin(), v.end(), r); };
+  if (in(out.writes) != out.writes.end()) return;
+  if (!written) {
+    if (in(out.reads) == out.reads.end()) out.reads.push_back(r);
+    return;
+  }
+  if (const auto read = in(out.reads); read != out.reads.end()) out.reads.erase(read);
+  out.writes.push_back(r);
 }
 
 // What the kernel's code says about memory its arguments do not show.

@@ -142,7 +142,7 @@ TEST_F(inference_with_suballocations, pointers_into_registered_blocks_reach_only
   address x = block_a + 64, y = block_b;
   void* params[] = {&x, &y};
   ASSERT_EQ(inference::infer(&two_pointers, params, nullptr, map, probe, out), inference::inference_result::inferred);
-  EXPECT_EQ(out.reads, (std::vector<byte_range>{block(block_a), block(block_b)}));
+  EXPECT_TRUE(out.reads.empty());  // written (a write covers reading)
   EXPECT_EQ(out.writes, (std::vector<byte_range>{block(block_a), block(block_b)}));
 }
 
