@@ -24,7 +24,10 @@ LIB=$PWD/build-lib/cur/libacs.so
 OLD=$PWD/build-lib/libacs.so
 core_of() { awk -F, -v c=$1 '$1==c {print $2}' $R/topo.csv; }
 sample() {  # PID LOG: every 0.1 s, the main thread's state and CPU, then each other running thread's CPU:name
-  local p=$1
+  # PID is timeout's, which runs Python as its child (gpuF's samples read timeout itself): its child.
+  local p=$1 c="" i
+  for i in $(seq 1 50); do c=$(pgrep -P $1 | head -n 1); [[ -n $c ]] && break; sleep 0.02; done
+  [[ -n $c ]] && p=$c
   while kill -0 $p 2>/dev/null; do
     local line=$(awk '{print $3, $39}' /proc/$p/stat 2>/dev/null) t
     for t in /proc/$p/task/*; do
