@@ -1,8 +1,9 @@
 #include "scheduler/graph_replay.hpp"
 
 #include <algorithm>
-#include <pthread.h>
 #include <iterator>
+
+#include "scheduler/thread_name.hpp"
 
 namespace acs {
 
@@ -38,7 +39,7 @@ graph_replay::graph_replay(backend& inner, graph_replay_config config) : inner_(
   config_.max_segment = std::max(config_.max_segment, 1u);
   if (config_.idle.count() > 0)
     idle_thread_ = std::thread([this] {
-      pthread_setname_np(pthread_self(), "acs-graph-idle");
+      name_this_thread("acs-graph-idle");
       idle_loop();
     });
 }

@@ -1,10 +1,11 @@
 #include "scheduler/issue_queue.hpp"
 
 #include <algorithm>
-#include <pthread.h>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <thread>
+
+#include "scheduler/thread_name.hpp"
 
 namespace acs {
 
@@ -50,12 +51,11 @@ issue_queue::issue_queue(backend& inner, unsigned threads, unsigned capacity, bo
     : inner_(inner), issue_when_asleep_(issue_when_asleep) {
   const unsigned n = std::clamp(threads, 1u, max_threads);
   for (unsigned i = 0; i < n; ++i) lanes_.push_back(std::make_unique<lane>(std::max(capacity, 2u)));
-  // Named (acs-issue0, ...), so that `top -H` or a profiler tells acs's threads from the program's.
   for (unsigned i = 0; i < lanes_.size(); ++i)
     lanes_[i]->thread = std::thread([this, p = lanes_[i].get(), i] {
       char name[16];
       std::snprintf(name, sizeof name, "acs-issue%u", i);
-      pthread_setname_np(pthread_self(), name);
+      name_this_thread(name);
       run(*p);
     });
 }

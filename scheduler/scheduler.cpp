@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <pthread.h>
 
 #include "scheduler/backend_check.hpp"
 #include "scheduler/scheduler_state.hpp"
 #include "scheduler/segment_replay.hpp"
+#include "scheduler/thread_name.hpp"
 
 namespace acs {
 
@@ -315,7 +315,7 @@ scheduler::scheduler(backend& gpu, scheduler_config config)
   segments_ = std::make_unique<segment_replay>(state_->gpu, *sink_, segments_config(config));
   if (config.graph_idle_us != 0)
     idle_thread_ = std::thread([this] {
-      pthread_setname_np(pthread_self(), "acs-idle-flush");
+      name_this_thread("acs-idle-flush");
       idle_loop();
     });
 }

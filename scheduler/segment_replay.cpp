@@ -95,6 +95,7 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
   if (position_ == 0) *w++ = s.key, *w++ = in_order;
   for (std::uint64_t x : id.words) *w++ = x;
   *w++ = group;
+  const std::size_t footprint_at = static_cast<std::size_t>(w - words);  // its count word (access_of)
   *w++ = access.reads.size() << 32 | access.writes.size();
   for (const byte_range& r : access.reads) *w++ = r.first, *w++ = r.last;
   for (const byte_range& r : access.writes) *w++ = r.first, *w++ = r.last;
@@ -103,7 +104,7 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
     // Held: only now copied. A launch whose status is not known in advance (backend::detach)
     // is never held: the segment ends before it, which takes no words of it.
     if (const void* detached = gpu_.detach(kernel)) {
-      const std::size_t words_at = key_.size() + (position_ == 0 ? 2 : 0) + std::size(id.words) + 1;
+      const std::size_t words_at = key_.size() + footprint_at;
       key_.insert(key_.end(), words, words + n_words);
       ++position_;
       prefix_ = h;

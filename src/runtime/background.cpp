@@ -1,11 +1,12 @@
 #include "src/runtime/background.hpp"
 
 #include <atomic>
-#include <pthread.h>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <thread>
+
+#include "scheduler/thread_name.hpp"
 
 namespace acs::background {
 
@@ -46,7 +47,7 @@ worker& the_worker() {
 void start_locked(worker& w) {
   if (w.started) return;
   std::thread([&w] {
-    pthread_setname_np(pthread_self(), "acs-background");
+    name_this_thread("acs-background");
     w.run();
   }).detach();
   w.started = true;
