@@ -71,8 +71,7 @@ unsigned issue_queue::lane_of(stream_handle s) const noexcept {
   return static_cast<unsigned>(it - pool_streams_.begin()) % static_cast<unsigned>(lanes_.size());
 }
 
-void issue_queue::enqueue(unsigned li, command c) {
-  lane& l = *lanes_[li];
+std::uint64_t issue_queue::room(lane& l) {
   const std::uint64_t n = l.queued.load(std::memory_order_relaxed);
   if (n - l.issued_seen >= l.ring.size()) {
     l.issued_seen = l.issued.load(std::memory_order_acquire);
@@ -82,6 +81,12 @@ void issue_queue::enqueue(unsigned li, command c) {
       l.issued_seen = l.issued.load(std::memory_order_acquire);
     }
   }
+  return n;
+}
+
+void issue_queue::enqueue(unsigned li, command c) {
+  lane& l = *lanes_[li];
+  const std::uint64_t n = room(l);
   if (c.event != 0) {
     const auto [it, first] = event_last_use_.try_emplace(c.event, last_use{li, n + 1});
     if (!first) {
@@ -124,7 +129,9 @@ void issue_queue::run(lane& l) noexcept {
     const command c = l.ring[next % l.ring.size()];
     if (c.kind == op::stop) return;
     if (c.after_lane != no_lane) wait_issued(*lanes_[c.after_lane], c.after_count);
-    if (execute(c) != 0) {
+    const backend_status status =
+        c.kind == op::graph ? replay_graph(c, l.graph_slots[next % l.ring.size()]) : execute(c);
+    if (status != 0) {
       failures_.fetch_add(1, std::memory_order_relaxed);
       broken_.store(true, std::memory_order_release);
       stand_in_for(c);
@@ -144,6 +151,7 @@ void issue_queue::stand_in_for(const command& c) noexcept {
       (void)inner_.synchronize(c.stream);
       break;
     case op::launch:  // it did not run; its status was already given (scheduler.hpp)
+    case op::graph:   // replay_graph launched its kernels one by one
     case op::stop: break;
   }
 }
@@ -155,9 +163,29 @@ backend_status issue_queue::execute(const command& c) noexcept {
     case op::launch:
       deferred_.fetch_add(1, std::memory_order_relaxed);
       return inner_.launch_detached(c.kernel, c.stream);
+    case op::graph:
     case op::stop: break;
   }
   return 1;
+}
+
+// A relayed graph (relay_graph): updated and launched; if either fails, nothing of it was
+// launched, and its kernels are launched one by one in their order, which the graph's edges only
+// relaxed. Its status: the update's or the launch's.
+backend_status issue_queue::replay_graph(const command& c, const graph_slot& slot) noexcept {
+  const std::vector<const void*>& kernels = slot.kernels;
+  const graph_description d{kernels.data(), kernels.size(), slot.edges, slot.edge_count};
+  backend_status status = inner_.graph_update(c.graph, d);
+  if (status == 0) status = inner_.graph_launch(c.graph, c.stream);
+  if (status == 0) {
+    for (const void* k : kernels) inner_.release_detached(k);
+    return 0;
+  }
+  for (const void* k : kernels) {
+    deferred_.fetch_add(1, std::memory_order_relaxed);
+    (void)inner_.launch_detached(k, c.stream);
+  }
+  return status;
 }
 
 backend_status issue_queue::create_stream(stream_handle* out) { return create_stream_with_priority(out, 0); }
@@ -284,6 +312,29 @@ backend_status issue_queue::relay(const void* detached, stream_handle stream) {
   return 0;
 }
 
+backend_status issue_queue::relay_graph(graph_handle exec, const graph_description& graph, stream_handle stream) {
+  if (broken() || issue_here(0)) {
+    settle_relayed();
+    const backend_status status = inner_.graph_update(exec, graph);
+    if (status != 0) return status;
+    if (const backend_status launched = inner_.graph_launch(exec, stream); launched != 0) return launched;
+    for (std::size_t i = 0; i < graph.node_count; ++i) inner_.release_detached(graph.kernels[i]);
+    return 0;
+  }
+  lane& l = *lanes_[0];
+  if (l.graph_slots.empty()) l.graph_slots.resize(l.ring.size());  // may throw: nothing queued yet
+  graph_slot& slot = l.graph_slots[room(l) % l.ring.size()];  // lane 0 is done with it
+  slot.kernels.assign(graph.kernels, graph.kernels + graph.node_count);  // may throw too
+  slot.edges = graph.edges;
+  slot.edge_count = graph.edge_count;
+  command c{op::graph, stream};
+  c.graph = exec;
+  enqueue(0, c);
+  relayed_until_.store(l.queued.load(std::memory_order_relaxed), std::memory_order_release);
+  relayed_graphs_.fetch_add(1, std::memory_order_relaxed);
+  return 0;
+}
+
 std::uint64_t issue_queue::relayed_pending_until() const noexcept {
   const std::uint64_t until = relayed_until_.load(std::memory_order_acquire);
   return until != 0 && lanes_[0]->issued.load(std::memory_order_acquire) < until ? until : 0;
@@ -303,7 +354,8 @@ issue_queue_stats issue_queue::stats() const noexcept {
           inline_launches_.load(std::memory_order_relaxed),
           waits_.load(std::memory_order_relaxed),
           relay_waits_.load(std::memory_order_relaxed),
-          failures_.load(std::memory_order_relaxed)};
+          failures_.load(std::memory_order_relaxed),
+          relayed_graphs_.load(std::memory_order_relaxed)};
 }
 
 }  // namespace acs

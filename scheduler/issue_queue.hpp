@@ -33,6 +33,14 @@
 // place behind them; what the application itself issues on its streams after acs's hooks return
 // must be preceded by settle_relayed() too (the scheduler's before_barrier and join do it).
 //
+// Relayed graphs (relay_graph, scheduler_config::graph_relay): a replayed segment's executable
+// (segment_replay.hpp), its nodes' arguments set and launched on an application stream by lane 0,
+// in the order of the relayed launches and under the same settle_relayed rule, so that the
+// driver's graph launch (6.6 µs for 64 kernels on 8 lanes, H100) and the updates of changed
+// nodes (0.3-0.6 µs each) run beside the application's thread (docs/design.md §8.1, "Relayed
+// graphs"). An executable is updated and launched only by lane 0 once relayed: its update cannot
+// reach a launch of it still queued; creating and destroying one drains first.
+//
 // Errors. A launch is queued only when the inner backend can detach it (it knows that the
 // launch will succeed as far as a launch can be known to); otherwise it runs at once and its
 // status goes back as before. Should a queued call fail anyway, its lane stands in for it
@@ -66,6 +74,7 @@ struct issue_queue_stats {
   std::uint64_t waits = 0;           // calls that had to wait for a lane
   std::uint64_t relay_waits = 0;     // calls that found a relayed launch not yet issued, and waited
   std::uint64_t failures = 0;        // queued calls that failed
+  std::uint64_t relayed_graphs = 0;  // graph replays queued by relay_graph
 };
 
 class issue_queue final : public backend {
@@ -110,6 +119,18 @@ class issue_queue final : public backend {
   // sleeps (it is woken for the launches that follow) or a queued call failed. Returns its
   // status: 0 when queued (a detached launch cannot fail on its own: cuda_backend.hpp).
   backend_status relay(const void* detached, stream_handle stream);
+  // A replay of the executable `exec` on an application stream: its nodes' arguments set to those
+  // of `graph.kernels` (detached launches; graph_update, which compares and sets only the changed
+  // ones), then launched on `stream` (graph_launch), queued for lane 0 after the relayed launches;
+  // made at once by the caller when lane 0 has nothing queued and sleeps (as relay()). `graph`'s
+  // edges must stay valid until it was issued (exec's, which outlive it: destroying drains).
+  // Returns 0 when queued or launched: the kernels are the queue's, released once the graph was
+  // launched. Should a queued update or launch fail, lane 0 stands in for it: the kernels are
+  // launched on `stream` one after another, in their order (the graph's edges only relax it),
+  // and the queue is broken(), as for any failed queued call. Non-zero: a call made at once failed
+  // and nothing was launched; the kernels stay the caller's. Throws std::bad_alloc before
+  // anything was queued.
+  backend_status relay_graph(graph_handle exec, const graph_description& graph, stream_handle stream);
   // Returns once every launch relayed before the call was issued. Any thread.
   void settle_relayed() noexcept;
   // Relayed launches so far, and calls (settle_relayed, drain) that found one of them not yet
@@ -128,7 +149,7 @@ class issue_queue final : public backend {
   issue_queue_stats stats() const noexcept;
 
  private:
-  enum class op : std::uint8_t { record, wait, launch, stop };
+  enum class op : std::uint8_t { record, wait, launch, graph, stop };
   static constexpr unsigned no_lane = ~0u;
   // A cache line each: the caller writes the next slot while the lane's thread reads this one.
   struct alignas(64) command {
@@ -136,6 +157,7 @@ class issue_queue final : public backend {
     stream_handle stream = 0;
     event_handle event = 0;
     const void* kernel = nullptr;
+    graph_handle graph = 0;  // op::graph: its kernels and edges are the lane's graph_slots at this slot
     // Issued only once lane `after_lane` has issued `after_count` calls: the last call of
     // another lane that named the same event.
     unsigned after_lane = no_lane;
@@ -157,12 +179,21 @@ class issue_queue final : public backend {
     std::atomic<unsigned> sleepers_{0};
   };
 
+  struct graph_slot {
+    std::vector<const void*> kernels;
+    const graph_edge* edges = nullptr;
+    std::size_t edge_count = 0;
+  };
+
   // One issuing thread and its ring, in FIFO order.
   // The caller writes `queued`, the lane's thread `issued` and its parking: each on a cache line of
   // its own, so that neither write takes the line the other side reads next away from it.
   struct lane {
     explicit lane(unsigned capacity) : ring(capacity) {}
     std::vector<command> ring;
+    // Lane 0's op::graph commands' kernels and edges, by ring slot (sized at the first
+    // relay_graph; each keeps its capacity, so that a steady replay allocates nothing).
+    std::vector<graph_slot> graph_slots;
     alignas(64) std::atomic<std::uint64_t> queued{0};
     // The caller's last reading of `issued` (a lower bound): enqueue reads `issued` itself, a
     // line the lane's thread has just written, only when the ring looks full by this one.
@@ -182,6 +213,9 @@ class issue_queue final : public backend {
   bool issue_here(unsigned l) noexcept;
   backend_status event_call(op kind, stream_handle stream, event_handle event);
   void enqueue(unsigned l, command c);
+  // Waits until lane `l`'s ring has room for one more call; returns the count it will be queued at.
+  std::uint64_t room(lane& l);
+  backend_status replay_graph(const command& c, const graph_slot& slot) noexcept;
   void wait_issued(const lane& l, std::uint64_t count) noexcept;
   void wait_for_event(event_handle e) noexcept;
   void stand_in_for(const command& c) noexcept;
@@ -196,7 +230,7 @@ class issue_queue final : public backend {
   // Callers, and lanes waiting for another lane: at ~5 µs a launch, a full window takes ~150 µs.
   parking issued_parking_{std::chrono::microseconds(1000)};
   std::atomic<bool> broken_{false};
-  std::atomic<std::uint64_t> deferred_{0}, failures_{0}, relayed_{0}, relayed_here_{0};
+  std::atomic<std::uint64_t> deferred_{0}, failures_{0}, relayed_{0}, relayed_here_{0}, relayed_graphs_{0};
   // Lane 0's queued count after the last relayed launch: settle_relayed waits until it was issued.
   std::atomic<std::uint64_t> relayed_until_{0};
   // Atomic: under graph replay the idle flush makes calls beside the scheduler's stats().

@@ -291,13 +291,26 @@ struct scheduler::segment_sink final : segment_replay::sink {
     st.issuing_detached = false;
     return status;
   }
-  backend_status launch_graph(const virtual_stream& s, graph_handle exec) override {
+  backend_status launch_graph(const virtual_stream& s, graph_handle exec, const graph_description& graph) override {
     if (st.broken) return 1;
     st.before_direct_work(s);
     if (st.broken) return 1;
-    const backend_status status = st.gpu.graph_launch(exec, s.handle);
+    const backend_status status = update_and_launch(s, exec, graph);
     if (status == 0) st.after_direct_work(s);
     return status;
+  }
+  // By issuing thread 0 where graphs are relayed; else here (the queue's graph calls drain it).
+  backend_status update_and_launch(const virtual_stream& s, graph_handle exec, const graph_description& graph) {
+    if (st.queue != nullptr && st.config.graph_relay) {
+      try {
+        return st.queue->relay_graph(exec, graph, s.handle);
+      } catch (...) {  // no room for its kernels' list: made here
+      }
+    }
+    if (const backend_status status = st.gpu.graph_update(exec, graph); status != 0) return status;
+    if (const backend_status status = st.gpu.graph_launch(exec, s.handle); status != 0) return status;
+    for (std::size_t i = 0; i < graph.node_count; ++i) st.gpu.release_detached(graph.kernels[i]);
+    return 0;
   }
   state& st;
 };
@@ -561,6 +574,7 @@ scheduler_stats scheduler::stats() const {
     s.relay_waits = q.relay_waits;
     s.issue_waits = q.waits;
     s.deferred_failures = q.failures;
+    s.graph_relayed = q.relayed_graphs;
   }
   if (segments_) {
     const segment_replay_stats g = segments_->stats();

@@ -31,6 +31,10 @@ struct scheduler_config {
   // With graphs: segments of the application's launches (segment_replay.hpp, ACS_GRAPH=auto),
   // rather than of the pool's calls (graph_replay.hpp, ACS_GRAPH=pool).
   bool graph_segments = false;
+  // With segments and issuing threads: a replayed segment's update and graph launch are made by
+  // issuing thread 0 (issue_queue::relay_graph), not the application's thread (docs/design.md
+  // §8.1, "Relayed graphs").
+  bool graph_relay = false;
   static constexpr unsigned default_segment_kernels = 64;
   static constexpr unsigned default_graph_width = 8;
   static constexpr unsigned max_graph_width = 4096;
@@ -80,6 +84,7 @@ struct relay_record {
   _(graph_call_by_call, graph_call_by_call, "segments replayed call by call")                               \
   _(graph_failures, graph_failures, "replayed calls that failed")                                           \
   _(graph_kernels, graph_kernels, "of those, launched in a graph (ACS_GRAPH=auto)")                          \
+  _(graph_relayed, graph_relayed, "segments whose graph an issuing thread updated and launched (ACS_GRAPH=auto)") \
   _(graph_flush_sync, graph_flush_sync, "segments flushed by a synchronize")                                \
   _(graph_flush_create, graph_flush_create, "segments flushed by creating or destroying")                   \
   _(graph_flush_other, graph_flush_other, "segments flushed by a call on another stream, or for another")   \

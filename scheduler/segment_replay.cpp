@@ -147,14 +147,19 @@ void segment_replay::end_segment(bool safe_only) {
   }
   if (held_count_ != 0) {
     const cached* graph = holding_ && held_count_ >= 2 && !safe_only ? executable() : nullptr;
-    if (graph != nullptr && out_.launch_graph(owner_, graph->exec) == 0) {
+    const graph_description d{nodes_.data(), nodes_.size(), graph ? graph->edges.data() : nullptr,
+                              graph ? graph->edges.size() : 0};
+    if (graph != nullptr && out_.launch_graph(owner_, graph->exec, d) == 0) {
       ++stats_.replays;
+      if (reused_) ++stats_.updates;
       stats_.kernels += held_count_;
       stats_.independent += graph->roots;
-      for (std::size_t i = 0; i < held_count_; ++i) gpu_.release_detached(held_[i].kernel);
-      held_count_ = 0;
+      held_count_ = 0;  // the sink's now
     } else {
-      if (graph != nullptr) ++stats_.failures;
+      if (graph != nullptr) {
+        ++stats_.failures;
+        forget(graph);  // built again at its next occurrence
+      }
       release_held(safe_only);
     }
   }
@@ -189,24 +194,22 @@ void segment_replay::access_of(const held_kernel& k, access_set& out) const {
   for (byte_range& r : out.writes) r.first = *w++, r.last = *w++;
 }
 
-// The held segment's executable: the cached one of its key, its arguments updated; or a new one
-// once the key was seen `after` times; nullptr for the stream path.
+// The held segment's executable: the cached one of its key (the sink sets its arguments, with
+// the launch); or a new one once the key was seen `after` times; nullptr for the stream path.
+// nodes_ receives the held kernels.
 const segment_replay::cached* segment_replay::executable() {
   nodes_.clear();
-  for (std::size_t i = 0; i < held_count_; ++i) nodes_.push_back(held_[i].kernel);
+  reused_ = false;
   try {
+    for (std::size_t i = 0; i < held_count_; ++i) nodes_.push_back(held_[i].kernel);
     // Found by the key's hash (prefix_, computed launch by launch), used only for an equal key.
     if (const auto hit = cache_.find(prefix_); hit != cache_.end()) {
       if (hit->second->key == key_) {
         lru_.splice(lru_.begin(), lru_, hit->second);
-        const std::vector<graph_edge>& e = hit->second->edges;
-        const graph_description d{nodes_.data(), nodes_.size(), e.data(), e.size()};
-        if (gpu_.graph_update(hit->second->exec, d) == 0) {
-          ++stats_.updates;
-          return &*hit->second;
-        }
+        reused_ = true;
+        return &*hit->second;
       }
-      // An update that failed, or another key of the same hash: built again below.
+      // Another key of the same hash: built again below.
       gpu_.graph_destroy(hit->second->exec);
       lru_.erase(hit->second);
       cache_.erase(hit);
@@ -236,6 +239,16 @@ const segment_replay::cached* segment_replay::executable() {
   } catch (...) {  // out of memory: the stream path needs none
     return nullptr;
   }
+}
+
+// A cached executable whose update or launch failed: destroyed (the backend drains what was
+// queued first), so that its key is built again.
+void segment_replay::forget(const cached* graph) {
+  const auto it = cache_.find(graph->hash);
+  if (it == cache_.end() || &*it->second != graph) return;
+  gpu_.graph_destroy(graph->exec);
+  lru_.erase(it->second);
+  cache_.erase(it);
 }
 
 // Every conflict and shared group between the held kernels, and the edge from each kernel's

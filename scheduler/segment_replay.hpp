@@ -100,8 +100,11 @@ class segment_replay {
     // backend::detach (`detached`, issued and freed by the backend), with no capture-unsafe call
     // (see flush); or the application's launch of an in-order stream.
     virtual backend_status run_in_place(const virtual_stream& s, const void* kernel, bool detached) = 0;
-    // The graph as work issued directly on `s`; its status (non-zero: nothing was launched).
-    virtual backend_status launch_graph(const virtual_stream& s, graph_handle exec) = 0;
+    // The graph as work issued directly on `s`, its nodes' arguments set to those of
+    // `graph.kernels` (copies from backend::detach; graph_update) first. 0: launched, or queued to
+    // be (issue_queue::relay_graph), and the kernels are the sink's; non-zero: nothing was
+    // launched, and the kernels are still the caller's.
+    virtual backend_status launch_graph(const virtual_stream& s, graph_handle exec, const graph_description& graph) = 0;
   };
 
   segment_replay(backend& gpu, sink& out, segment_replay_config config);
@@ -151,6 +154,7 @@ class segment_replay {
   void end_segment(bool safe_only = false);
   void release_held(bool in_place = false);
   const cached* executable();
+  void forget(const cached* graph);
   void edges_of(std::vector<graph_edge>& out) const;
   void access_of(const held_kernel& k, access_set& out) const;
 
@@ -179,6 +183,7 @@ class segment_replay {
   std::list<cached> lru_;
   std::unordered_map<std::uint64_t, std::list<cached>::iterator> cache_;  // by the key's hash
   std::vector<const void*> nodes_;  // scratch
+  bool reused_ = false;             // executable() found it in the cache
   std::vector<graph_edge> edges_;
   segment_replay_stats stats_;
 };

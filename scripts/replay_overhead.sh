@@ -6,7 +6,9 @@
 # ACS_STATS=1 run with graphs, for the replay counters. Every process's checksum must agree.
 #   scripts/replay_overhead.sh [BUILD_DIR]     default build-device; ROUNDS=5; ARGS="--kernels 64"
 # BEFORE=PATH/libacs.so adds a mode `before`: that library with graphs (ACS_GRAPH=auto), in the same
-# rounds, so that a change to the replay path is measured against the library without it.
+# rounds, so that a change to the replay path is measured against the library without it;
+# BEFORE_ENV="NAME=VALUE ..." adds settings to that mode only (BEFORE=the same library with
+# BEFORE_ENV=ACS_RELAY=off: graphs launched on the application's thread, against relayed).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build-device}
@@ -24,7 +26,7 @@ run() {  # MODE: one process, appended to $tmp/MODE
     native) "$bin" "${args[@]}" ;;
     acs) LD_PRELOAD=$lib ACS_GRAPH=off "$bin" "${args[@]}" ;;
     graph) LD_PRELOAD=$lib ACS_GRAPH=auto "$bin" "${args[@]}" ;;
-    before) LD_PRELOAD=$BEFORE ACS_GRAPH=auto "$bin" "${args[@]}" ;;
+    before) env ${BEFORE_ENV:-} LD_PRELOAD="$BEFORE" ACS_GRAPH=auto "$bin" "${args[@]}" ;;
   esac >>"$tmp/$1"
 }
 modes=(native acs graph)
@@ -39,7 +41,7 @@ pick() {  # MODE ROW FIELD: the mode's median (or fastest) value of the field in
     awk -v stat="$stat" '{v[NR]=$1} END {print (stat == "min") ? v[1] : v[int((NR+1)/2)]}'
 }
 echo "replay_overhead: $rounds processes per mode, each mode's $stat; args: ${args[*]:-(defaults)};" \
-  "settings: $(env | grep -E '^ACS_' | grep -v '^ACS_GRAPH=' | sort | tr '\n' ' ' || true)"
+  "settings: $(env | grep -E '^ACS_' | grep -v '^ACS_GRAPH=' | sort | tr '\n' ' ' || true)${BEFORE:+; before: $BEFORE ${BEFORE_ENV:-}}"
 printf '%-8s %12s %12s %12s %14s %14s %14s' row native_ns acs_ns graph_ns native_iter_us acs_iter_us graph_iter_us
 [[ -n ${BEFORE:-} ]] && printf ' %12s %14s' before_ns before_iter_us
 echo
@@ -50,7 +52,7 @@ for row in same update captured wide rooted chains8 layered8; do
   [[ -n ${BEFORE:-} ]] && printf ' %12s %14s' "$(pick before $row host_ns)" "$(pick before $row iteration_us)"
   echo
 done
-grep -o "graph_replays=[0-9]*\|graph_updates=[0-9]*\|graphs_built=[0-9]*\|graph_kernels=[0-9]*" \
+grep -o "graph_replays=[0-9]*\|graph_updates=[0-9]*\|graphs_built=[0-9]*\|graph_kernels=[0-9]*\|graph_relayed=[0-9]*" \
   "$tmp/stats" | tr '\n' ' '
 echo
 sums=$(cat "${modes[@]/#/$tmp/}" | sed -n 's/^checksum=//p' | sort -u | wc -l)

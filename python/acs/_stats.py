@@ -47,6 +47,7 @@ SECTIONS = [
         ("graph_replays", "segments launched as a graph"),
         ("graph_kernels", "  kernels in them (auto)"),
         ("graph_updates", "  through an executable updated in place"),
+        ("graph_relayed", "  updated and launched by acs's issuing thread (auto)"),
         ("graph_evictions", "executables evicted from the cache"),
         ("graph_call_by_call", "segments replayed call by call (auto: held, then the stream path)"),
         ("graph_failures", "replayed calls that failed"),

@@ -10,6 +10,7 @@
 #include "src/support/config.hpp"
 #include "src/runtime/dispatch.hpp"
 #include "src/support/log.hpp"
+#include "src/support/process.hpp"
 #include "src/support/stats.hpp"
 #include "src/support/thread_cache.hpp"
 #include "src/trace/session.hpp"
@@ -105,6 +106,11 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     sc.graph_idle_us = c.graph_idle_us;
     sc.graph_kernels = c.graph_kernels;
     sc.graph_width = c.graph_width;
+    // Relayed graphs (issue_queue::relay_graph) take issuing thread 0 as the relay does (ACS_RELAY,
+    // off with it): a CPU of its own beside the program's, by the affinity mask and the cgroup limit.
+    const unsigned cgroup_cpus = sc.graph_segments && issue_threads != 0 ? process::process_cgroup_cpu_limit() : 0;
+    sc.graph_relay = sc.graph_segments && issue_threads != 0 && c.relay != relay_mode::off &&
+                     process::affinity_cpus() >= 2 && (cgroup_cpus == 0 || cgroup_cpus >= 2);
     auto* rt = new device_runtime(cuda, e.context, e.device, sc);
     // Launches still queued for the issuing threads are issued before the runtime's own exit
     // handlers (registered earlier, so run later) tear the context down.
@@ -120,7 +126,10 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     e.runtime.store(rt, std::memory_order_release);
     log::info("device {}: scheduling launches with a window of {} over {} pool streams, issued by {} thread(s) "
               "of acs's own (0: the application's), graph replay {}", e.device, c.window, c.streams, issue_threads,
-              !sc.graphs ? "off" : sc.graph_segments ? "on (segments of launches)" : "on (segments of pool calls)");
+              !sc.graphs            ? "off"
+              : !sc.graph_segments  ? "on (segments of pool calls)"
+              : sc.graph_relay      ? "on (segments of launches, graphs launched by an issuing thread)"
+                                    : "on (segments of launches)");
     return rt;
   } catch (...) {
     e.failed.store(true, std::memory_order_relaxed);

@@ -187,6 +187,41 @@ TEST(segment_replay_sim, a_recurring_segment_is_built_once_then_updated_on_its_s
   EXPECT_EQ(s.sim.graph_counts().live_detached, 0u) << "every detached copy launched or released";
 }
 
+// Relayed graphs (issue_queue::relay_graph, scheduler_config::graph_relay): issuing thread 0
+// updates and launches each replayed segment's graph. A body of four kernels on one stream, each
+// time with other cells to read, then a copy on another stream that reads what the body wrote
+// after an event (the other stream's work must find the graph issued) and a host read: equal to serial
+// execution, the body a graph from its fourth run on, made by the issuing thread.
+TEST(segment_replay_sim, a_relayed_graph_is_issued_before_the_programs_next_call) {
+  scheduler_config config = with_segments(4);
+  config.issue_threads = 2;
+  config.graph_relay = true;
+  scenario s({.cells = 64}, config);
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  const virtual_stream other = s.stream(stream_kind::non_blocking);
+  constexpr int runs = 200;  // enough for the issuing thread to be awake (not just woken) for most
+  for (int r = 0; r < runs; ++r) {
+    const cell in = static_cast<cell>(r % 3);
+    const kernel& a = s.make_kernel(4000, {in}, {10});
+    const kernel& b = s.make_kernel(3000, {in}, {11});
+    const kernel& c = s.make_kernel(2000, {10, 11}, {12});
+    const kernel& d = s.make_kernel(1000, {12}, {13});
+    for (const kernel* k : {&a, &b, &c, &d}) ASSERT_EQ(s.launch(vs, *k), 0);
+    s.wait(other, s.record(vs));
+    s.copy(other, 20 + static_cast<cell>(r % 40), 13, 1, 500);
+    s.sync_stream(other);
+    ASSERT_TRUE(s.host_reads_serial_value(20 + static_cast<cell>(r % 40)));
+  }
+  s.sync_device();
+  EXPECT_TRUE(s.matches_serial());
+  EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
+  const scheduler_stats st = s.acs.stats();
+  // The first run makes the pool's streams and events (creating flushes): its segment differs.
+  EXPECT_EQ(st.graph_replays, runs - 3u) << "the body is a graph from its fourth run on";
+  EXPECT_GT(st.graph_relayed, 0u) << "no graph was relayed to the issuing thread";
+  EXPECT_EQ(s.sim.graph_counts().live_detached, 0u) << "every detached copy launched or released";
+}
+
 // A stream whose handle names the calling thread's stream (the per-thread default stream) is
 // never held: its segment could end on another thread, which would launch the graph on its own
 // stream. The same loop on a stream of its own becomes graphs, whose kernels with no edge into

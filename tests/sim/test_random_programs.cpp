@@ -262,6 +262,7 @@ tally check_graph_programs(std::uint64_t count, const char* what, scheduler_stat
     graphs.graph_evictions += out.stats.graph_evictions;
     graphs.graphs_built += out.stats.graphs_built;
     graphs.graph_call_by_call += out.stats.graph_call_by_call;
+    graphs.graph_relayed += out.stats.graph_relayed;
     const std::string differences = compare(run_serial(p), out);
     if (differences.empty()) continue;
     if (++t.failed <= 3)
@@ -306,6 +307,12 @@ void run_thrice_with_segments(std::uint64_t seed, program& p) {
   // Lanes (segment_replay.hpp): fewer than a segment's independent kernels in half of the seeds,
   // so that a lane's order is added between kernels with no conflict.
   p.config.graph_width = seed % 2 == 0 ? 1 + static_cast<unsigned>(seed / 2 % 3) : scheduler_config::default_graph_width;
+  // Relayed graphs (issue_queue::relay_graph): half of the programs with an issuing thread have it
+  // update and launch their graphs, two lanes for some.
+  if (p.config.issue_threads != 0 && seed % 8 == 3) {
+    p.config.graph_relay = true;
+    p.config.issue_threads = 1 + static_cast<unsigned>(seed / 8 % 2);
+  }
 }
 
 // Launch segments (ACS_GRAPH=auto, segment_replay.hpp): each program's steps run three times
@@ -319,13 +326,16 @@ TEST(random_programs, launch_segment_replay_matches_serial_execution) {
   });
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("[ random   ] %llu programs with launch segments, %llu kernels: %llu graphs built, %llu graph "
-              "launches (%llu updated in place), %llu evictions, %llu held segments released; %llu failed\n",
+              "launches (%llu updated in place, %llu relayed to an issuing thread), %llu evictions, %llu held "
+              "segments released; %llu failed\n",
               n(t.programs), n(t.stats.kernels), n(graphs.graphs_built), n(graphs.graph_replays),
-              n(graphs.graph_updates), n(graphs.graph_evictions), n(graphs.graph_call_by_call), n(t.failed));
+              n(graphs.graph_updates), n(graphs.graph_relayed), n(graphs.graph_evictions),
+              n(graphs.graph_call_by_call), n(t.failed));
   EXPECT_EQ(t.failed, 0u);
   EXPECT_GT(graphs.graph_replays, count / 10) << "graphs were rarely launched: the mode was not exercised";
   EXPECT_GT(graphs.graph_updates, 0u);
   EXPECT_GT(graphs.graph_evictions, 0u);
+  EXPECT_GT(graphs.graph_relayed, count / 100) << "graphs were rarely relayed: relay_graph was not exercised";
 }
 
 // The same with launches of streams acs stepped aside from (launch_in_order, ACS_GRAPH_ASIDE):

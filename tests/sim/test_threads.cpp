@@ -108,11 +108,19 @@ class app_thread {
 // executable adds timelines to the simulated device: building every shape made the TSan run
 // last minutes), 64 cached, the idle flush running beside the application's threads.
 // graphs: 0 none, 1 segments of pool calls (ACS_GRAPH=pool), 2 segments of launches (auto); 3: no
-// graphs, but two issuing threads and half of the launches relayed (ACS_RELAY).
+// graphs, but two issuing threads and half of the launches relayed (ACS_RELAY); 4: segments of
+// launches whose graphs the issuing thread updates and launches (graph_relay), and half of the
+// launches relayed.
 scheduler_config threads_config(int graphs) {
   scheduler_config c{.window = 6, .streams = 4};
   if (graphs == 3) {
     c.issue_threads = 2;
+    return c;
+  }
+  if (graphs == 4) {
+    c = threads_config(2);
+    c.issue_threads = 2;
+    c.graph_relay = true;
     return c;
   }
   if (graphs != 0) {
@@ -168,7 +176,7 @@ scheduler_stats run_on_own_streams(int graphs) {
                                            stream_kind::non_blocking, stream_kind::blocking};
   for (unsigned i = 0; i < thread_count; ++i) {
     run.threads.emplace_back(run.sim, run.acs, app_stream(run.sim, kinds[i]), i, true);
-    if (graphs == 3) run.threads.back().relay_half();
+    if (graphs >= 3) run.threads.back().relay_half();
   }
   run.go();
   run.check();
@@ -184,7 +192,7 @@ scheduler_stats run_sharing_one_stream(int graphs, stream_kind kind, bool sync) 
   const virtual_stream shared = app_stream(run.sim, kind);
   for (unsigned i = 0; i < thread_count; ++i) {
     run.threads.emplace_back(run.sim, run.acs, shared, i, sync);
-    if (graphs == 3) run.threads.back().relay_half();
+    if (graphs >= 3) run.threads.back().relay_half();
   }
   run.go();
   run.check();
@@ -232,6 +240,16 @@ TEST(rule8_threads, relayed_threads_on_their_own_streams) {
 
 TEST(rule8_threads, relayed_threads_share_one_stream_and_sync_it) {
   for (const stream_kind kind : all_kinds) EXPECT_GT(run_sharing_one_stream(3, kind, true).relayed, 0u);
+}
+
+// Relayed graphs (graph_relay) among relayed launches and the window's: the issuing thread
+// updates and launches each thread's replayed segments.
+TEST(rule8_threads, relayed_segment_replay_threads_on_their_own_streams) {
+  EXPECT_GT(run_on_own_streams(4).relayed, 0u) << "no launch was relayed: the mode was not exercised";
+}
+
+TEST(rule8_threads, relayed_segment_replay_threads_share_one_stream_and_sync_it) {
+  for (const stream_kind kind : all_kinds) run_sharing_one_stream(4, kind, true);
 }
 
 // All threads launch on one stream, on the same data: the stream's order is the order in which

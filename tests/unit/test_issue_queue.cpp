@@ -2,6 +2,7 @@
 // and what the caller's own calls wait for.
 #include "scheduler/issue_queue.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <string>
@@ -75,6 +76,21 @@ class slow_backend final : public backend {
     note("launch", *k, s);
     return fail_detached;
   }
+  // Graph replay (relay_graph): the update names each kernel's value, the launch its stream.
+  backend_status graph_update(graph_handle exec, const graph_description& g) override {
+    for (std::size_t i = 0; i < g.node_count; ++i) note("update", exec, *static_cast<const int*>(g.kernels[i]));
+    return fail_update;
+  }
+  backend_status graph_launch(graph_handle exec, stream_handle s) override {
+    std::this_thread::sleep_for(relayed_latency);
+    note("graph_launch", exec, s);
+    return fail_graph_launch;
+  }
+  void release_detached(const void* kernel) noexcept override {
+    const std::unique_ptr<const int> k(static_cast<const int*>(kernel));
+    note("release", *k, 0);
+  }
+  backend_status fail_update = 0, fail_graph_launch = 0;
   void issuing_thread_started() noexcept override { note("started", 0, 0); }
   void destroy_stream(stream_handle s) noexcept override { note("destroy_stream", s, 0); }
   void destroy_event(event_handle e) noexcept override { note("destroy_event", e, 0); }
@@ -235,6 +251,91 @@ TEST(issue_queue, relayed_launches_are_issued_in_order_before_the_callers_own_ca
   EXPECT_LT(index_of(gpu.calls(), "launch", 0, other_app_stream), gpu.calls().size());
   EXPECT_EQ(q.stats().relayed, 6u);
   EXPECT_EQ(q.stats().relayed_here, 0u);
+}
+
+// [relay] A replayed segment's graph (relay_graph, segment_replay.hpp) is updated and launched by
+// lane 0's thread in the order of the relayed launches around it, and its kernels are released
+// after its launch; the caller's own call on an application stream comes after it.
+TEST(issue_queue, a_relayed_graph_is_updated_and_launched_by_lane_0_in_relay_order) {
+  slow_backend gpu;
+  gpu.relayed_latency = std::chrono::microseconds(500);
+  issue_queue q(gpu, 2, 1024, false);
+  event_handle e = 0;
+  ASSERT_EQ(q.create_event(&e), 0);
+  constexpr graph_handle exec = 42;
+  const int k0 = 0, k2 = 2, k4 = 4, k6 = 6;
+  ASSERT_EQ(q.relay(q.detach(&k0), app_stream), 0);
+  const void* nodes[] = {q.detach(&k2), q.detach(&k4)};
+  const graph_edge edges[] = {{0, 1}};
+  ASSERT_EQ(q.relay_graph(exec, {nodes, 2, edges, 1}, app_stream), 0);
+  ASSERT_EQ(q.relay(q.detach(&k6), app_stream), 0);
+  EXPECT_EQ(index_of(gpu.calls(), "graph_launch", exec, app_stream), gpu.calls().size())
+      << "the caller did not wait for the lane: the graph cannot have been launched yet";
+  ASSERT_EQ(q.record_event(e, app_stream), 0);  // made at once, after all of them
+  const std::vector<call> calls = gpu.calls();
+  std::vector<std::string> order;
+  for (const call& c : calls) {
+    if (c.what == "started") continue;
+    order.push_back(c.what + " " + std::to_string(c.a) + "@" + std::to_string(c.b));
+    if (c.what != "record") {
+      EXPECT_NE(c.thread, std::this_thread::get_id()) << c.what << " made by the caller";
+    }
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"launch 0@7", "update 42@2", "update 42@4", "graph_launch 42@7",
+                                              "release 2@0", "release 4@0", "launch 6@7", "record 501@7"}));
+  EXPECT_EQ(q.stats().relayed_graphs, 1u);
+  EXPECT_FALSE(q.broken());
+}
+
+// [relay] A relayed graph whose launch fails: lane 0 launches its kernels one by one on the
+// stream, in their order, before anything queued after it, and the queue is broken (as for any
+// failed queued call) so that the scheduler stops relying on it.
+TEST(issue_queue, a_relayed_graph_that_fails_has_its_kernels_launched_in_order_instead) {
+  slow_backend gpu;
+  gpu.relayed_latency = std::chrono::microseconds(500);
+  gpu.fail_graph_launch = 1;
+  issue_queue q(gpu, 1, 1024, false);
+  constexpr graph_handle exec = 42;
+  const int k2 = 2, k4 = 4, k6 = 6, k8 = 8;
+  const void* nodes[] = {q.detach(&k2), q.detach(&k4), q.detach(&k6)};
+  ASSERT_EQ(q.relay_graph(exec, {nodes, 3, nullptr, 0}, app_stream), 0);
+  ASSERT_EQ(q.relay(q.detach(&k8), app_stream), 0);
+  q.drain();
+  std::vector<std::string> launches;
+  for (const call& c : gpu.calls()) {
+    EXPECT_NE(c.what, "release") << "a kernel of the failed graph was dropped";
+    if (c.what == "launch") launches.push_back(std::to_string(c.a) + "@" + std::to_string(c.b));
+  }
+  EXPECT_EQ(launches, (std::vector<std::string>{"2@7", "4@7", "6@7", "8@7"}));
+  EXPECT_TRUE(q.broken());
+  EXPECT_EQ(q.stats().failures, 1u);
+}
+
+// [relay] With lane 0 asleep and nothing queued, a relayed graph is made by the caller; a failure
+// then returns its status, launches nothing, and leaves the kernels the caller's.
+TEST(issue_queue, a_relayed_graph_finding_the_lane_asleep_is_made_by_the_caller) {
+  slow_backend gpu;
+  issue_queue q(gpu, 1, 1024, true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // past the lane's spin: asleep
+  constexpr graph_handle exec = 42;
+  const int k2 = 2, k4 = 4;
+  const void* nodes[] = {q.detach(&k2), q.detach(&k4)};
+  ASSERT_EQ(q.relay_graph(exec, {nodes, 2, nullptr, 0}, app_stream), 0);
+  std::vector<call> calls = gpu.calls();
+  const std::size_t launched = index_of(calls, "graph_launch", exec, app_stream);
+  ASSERT_LT(launched, calls.size()) << "made at once: it must be there already";
+  EXPECT_EQ(calls[launched].thread, std::this_thread::get_id());
+  EXPECT_LT(launched, index_of(calls, "release", 4, 0));
+  EXPECT_EQ(q.stats().relayed_graphs, 0u);
+  q.drain();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // asleep again
+  gpu.fail_update = 1;
+  const void* again[] = {q.detach(&k2), q.detach(&k4)};
+  EXPECT_EQ(q.relay_graph(exec, {again, 2, nullptr, 0}, app_stream), 1);
+  calls = gpu.calls();
+  EXPECT_EQ(std::count_if(calls.begin(), calls.end(), [](const call& c) { return c.what == "graph_launch"; }), 1);
+  for (const void* k : again) q.release_detached(k);  // still the caller's
+  EXPECT_FALSE(q.broken());
 }
 
 // [relay] The record the relay is judged by (stream_mode_policy::relay_waits_per): a call that

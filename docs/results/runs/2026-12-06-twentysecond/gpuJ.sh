@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Twenty-second session: relayed graphs (issue_queue::relay_graph). (1) the 2000-kernel rows,
+# relayed against ACS_RELAY=off (relay2000.sh); (2) replay_overhead.sh with BEFORE= the same
+# library under ACS_RELAY=off; (3) the GPU suite.   gpuJ.sh [SECONDS]
+set -u
+T=${1:-560}
+cd "$(dirname "$0")/../../../.."
+D=docs/results/runs/2026-12-06-twentysecond
+R=$OUT/r; mkdir -p $R; t0=$(date +%s)
+rm -rf build-gpu build-stage && scripts/carry_build.sh unpack .carry/build-gpu.tgz > $R/unpack.log 2>&1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $R/gpu.txt
+timeout 120 $D/relay2000.sh build-gpu $R/relay2000.csv > $R/relay2000.txt 2>&1; cat $R/relay2000.txt
+echo "== at $(( $(date +%s)-t0 )) s"
+export BEFORE=$PWD/build-gpu/interpose/libacs.so BEFORE_ENV=ACS_RELAY=off
+ROUNDS=3 timeout 80 scripts/replay_overhead.sh build-gpu > $R/ro64.txt 2>&1; cat $R/ro64.txt
+ROUNDS=3 ARGS="--kernels 8" timeout 60 scripts/replay_overhead.sh build-gpu > $R/ro8.txt 2>&1; cat $R/ro8.txt
+unset BEFORE BEFORE_ENV
+echo "== at $(( $(date +%s)-t0 )) s"
+A=$(( T - ($(date +%s)-t0) - 15 ))
+timeout $A ctest --test-dir build-gpu -L "preload|gpu" -E "gpu\.bench|preload\.exports|preload\.hook_table" \
+  -j 14 --timeout 100 --output-on-failure > $R/suite.txt 2>&1
+grep -E "tests passed|Failed|\(Failed\)|Timeout|Total Test" $R/suite.txt | tail -15
+echo "done at $(( $(date +%s)-t0 )) s"
+cd $OUT && tar czf r.tgz r && rm -rf r
