@@ -108,9 +108,8 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     sc.graph_width = c.graph_width;
     // Relayed graphs (issue_queue::relay_graph) take issuing thread 0 as the relay does (ACS_RELAY,
     // off with it): a CPU of its own beside the program's, by the affinity mask and the cgroup limit.
-    const unsigned cgroup_cpus = sc.graph_segments && issue_threads != 0 ? process::process_cgroup_cpu_limit() : 0;
     sc.graph_relay = sc.graph_segments && issue_threads != 0 && c.relay != relay_mode::off &&
-                     process::affinity_cpus() >= 2 && (cgroup_cpus == 0 || cgroup_cpus >= 2);
+                     process::room_for_a_spinning_thread(process::affinity_cpus(), process::process_cgroup_cpu_limit());
     auto* rt = new device_runtime(cuda, e.context, e.device, sc);
     // Launches still queued for the issuing threads are issued before the runtime's own exit
     // handlers (registered earlier, so run later) tear the context down.

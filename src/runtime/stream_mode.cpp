@@ -36,8 +36,7 @@ void one_cpu_only() noexcept {
 
 // The cgroup CPU limit `limit_of` reads leaves the relay's thread a CPU (none set, or two or more).
 bool relay_room(unsigned (*limit_of)() noexcept) noexcept {
-  const unsigned limit = limit_of != nullptr ? limit_of() : 0;
-  if (limit == 0 || limit >= 2) return true;
+  if (process::room_for_a_spinning_thread(2, limit_of != nullptr ? limit_of() : 0)) return true;
   one_cpu_only();
   return false;
 }

@@ -38,6 +38,13 @@ void after_fork_in_child() noexcept;
 /// cannot be read): a stream's first launch asks it.
 unsigned affinity_cpus() noexcept;
 
+/// @brief Whether a thread of acs's own that spins while work comes (the relay's, ACS_RELAY) leaves
+/// the program a CPU: two CPUs or more in the affinity mask, and a cgroup CPU limit (0: none) of
+/// two or more.
+constexpr bool room_for_a_spinning_thread(unsigned affinity_cpus, unsigned cgroup_cpu_limit) noexcept {
+  return affinity_cpus >= 2 && (cgroup_cpu_limit == 0 || cgroup_cpu_limit >= 2);
+}
+
 /// @brief This process's cgroup_cpu_limit() (a container's `--cpus`, a Kubernetes CPU limit), read
 /// once (about ten file reads, 50-100 µs). acs's background thread reads it at the first CUDA call
 /// (start.cpp), and the relay asks only when it would start, so that no launch waits for the files.

@@ -88,6 +88,15 @@ TEST_F(cgroup_tree, malformed_files_are_no_limit) {
 
 // This process's own: whatever the machine, at least one CPU in the mask, and the limit read
 // once is the one read now.
+// The relay's thread (ACS_RELAY), and relayed graphs with it, need a CPU besides the program's.
+TEST(process_cpus, a_spinning_thread_needs_two_cpus_by_the_mask_and_by_the_cgroup_limit) {
+  EXPECT_TRUE(process::room_for_a_spinning_thread(2, 0));
+  EXPECT_TRUE(process::room_for_a_spinning_thread(16, 2));
+  EXPECT_FALSE(process::room_for_a_spinning_thread(1, 0));   // an affinity mask of one CPU
+  EXPECT_FALSE(process::room_for_a_spinning_thread(16, 1));  // a container's --cpus=1.5, rounded down
+  EXPECT_FALSE(process::room_for_a_spinning_thread(1, 8));
+}
+
 TEST(process_cpus, the_process_has_a_cpu_and_its_cgroup_limit_is_read_once_as_it_is) {
   EXPECT_GE(process::affinity_cpus(), 1u);
   EXPECT_EQ(process::process_cgroup_cpu_limit(), process::cgroup_cpu_limit());
