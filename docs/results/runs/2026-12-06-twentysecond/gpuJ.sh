@@ -11,11 +11,11 @@ D=docs/results/runs/2026-12-06-twentysecond
 R=$OUT/r; mkdir -p $R; t0=$(date +%s)
 rm -rf build-gpu build-stage && scripts/carry_build.sh unpack .carry/build-gpu.tgz > $R/unpack.log 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $R/gpu.txt
-timeout 120 $D/relay2000.sh build-gpu $R/relay2000.csv > $R/relay2000.txt 2>&1; cat $R/relay2000.txt
+ROUNDS=2 timeout 75 $D/relay2000.sh build-gpu $R/relay2000.csv > $R/relay2000.txt 2>&1; cat $R/relay2000.txt
 echo "== at $(( $(date +%s)-t0 )) s"
 export BEFORE=$PWD/build-gpu/interpose/libacs.so BEFORE_ENV=ACS_RELAY=off
-ROUNDS=3 timeout 80 scripts/replay_overhead.sh build-gpu > $R/ro64.txt 2>&1; cat $R/ro64.txt
-ROUNDS=3 ARGS="--kernels 8" timeout 60 scripts/replay_overhead.sh build-gpu > $R/ro8.txt 2>&1; cat $R/ro8.txt
+ROUNDS=2 timeout 50 scripts/replay_overhead.sh build-gpu > $R/ro64.txt 2>&1; cat $R/ro64.txt
+ROUNDS=2 ARGS="--kernels 8" timeout 35 scripts/replay_overhead.sh build-gpu > $R/ro8.txt 2>&1; cat $R/ro8.txt
 unset BEFORE BEFORE_ENV
 echo "== at $(( $(date +%s)-t0 )) s"
 A=$(( T - ($(date +%s)-t0) - 15 ))
