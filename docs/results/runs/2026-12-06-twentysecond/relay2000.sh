@@ -29,7 +29,7 @@ for r in rows:
     if r["check"] != "ok": print("MISMATCH", r["config"], r["mode"], r["variant"])
 print(f"{'config':22} {'serial ms':>9} {'CUDA graph':>10} {'relayed':>9} {'ACS_RELAY=off':>13} {'relayed/off':>11}  (speed-ups over serial, medians of {len(by.get(('synth-wide-2000','plain','serial'),[]))} processes)")
 for c in sorted({k[0] for k in by}):
-    med = lambda m, v: statistics.median(by[(c, m, v)])
+    med = lambda m, v: statistics.median(by.get((c, m, v), [float("nan")]))
     s = med("plain", "serial")
     g, a, b = med("plain", "graph"), med("relay", "serial"), med("norelay", "serial")
     print(f"{c:22} {s:9.3f} {'x%.2f' % (s/g):>10} {'x%.2f' % (s/a):>9} {'x%.2f' % (s/b):>13} {'x%.3f' % (b/a):>11}")
