@@ -291,17 +291,20 @@ struct scheduler::segment_sink final : segment_replay::sink {
     st.issuing_detached = false;
     return status;
   }
-  backend_status launch_graph(const virtual_stream& s, graph_handle exec, const graph_description& graph) override {
+  backend_status launch_graph(const virtual_stream& s, graph_handle exec, const graph_description& graph,
+                              bool may_relay) override {
     if (st.broken) return 1;
     st.before_direct_work(s);
     if (st.broken) return 1;
-    const backend_status status = update_and_launch(s, exec, graph);
+    const backend_status status = update_and_launch(s, exec, graph, may_relay);
     if (status == 0) st.after_direct_work(s);
     return status;
   }
-  // By issuing thread 0 where graphs are relayed; else here (the queue's graph calls drain it).
-  backend_status update_and_launch(const virtual_stream& s, graph_handle exec, const graph_description& graph) {
-    if (st.queue != nullptr && st.config.graph_relay) {
+  // By issuing thread 0 where graphs are relayed and the program goes on launching; else here
+  // (the queue's graph calls drain it).
+  backend_status update_and_launch(const virtual_stream& s, graph_handle exec, const graph_description& graph,
+                                   bool may_relay) {
+    if (may_relay && st.queue != nullptr && st.config.graph_relay) {
       try {
         return st.queue->relay_graph(exec, graph, s.handle);
       } catch (...) {  // no room for its kernels' list: made here

@@ -68,7 +68,7 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
                                     std::uint64_t group, bool in_order) {
   ++launches_;
   if (s.key != owner_.key || in_order != owner_in_order_) {
-    end_segment();  // a segment holds one stream's kernels, all of one order
+    end_segment(false, /*relay=*/true);  // a segment holds one stream's kernels, all of one order
     owner_ = s;
     owner_in_order_ = in_order;
   }
@@ -114,7 +114,7 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
       k.kernel = detached;
       k.words_at = words_at;
       k.group = group;
-      if (position_ >= config_.kernels) end_segment();
+      if (position_ >= config_.kernels) end_segment(false, /*relay=*/true);
       return 0;
     }
     end_segment();
@@ -131,13 +131,13 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
     key_.clear();
   }
   const backend_status st = pass(s, access, kernel, group, /*detached=*/false);
-  if (position_ >= config_.kernels) end_segment();
+  if (position_ >= config_.kernels) end_segment(false, /*relay=*/true);
   return st;
 }
 
 void segment_replay::flush(bool safe_only) { end_segment(safe_only); }
 
-void segment_replay::end_segment(bool safe_only) {
+void segment_replay::end_segment(bool safe_only, bool relay) {
   if (position_ == 0) return;
   if (position_ >= 2) {  // a single kernel is never a graph
     if (prefixes_.size() + prefixes_now_.size() > max_prefixes_) prefixes_.clear();
@@ -149,7 +149,7 @@ void segment_replay::end_segment(bool safe_only) {
     const cached* graph = holding_ && held_count_ >= 2 && !safe_only ? executable() : nullptr;
     const graph_description d{nodes_.data(), nodes_.size(), graph ? graph->edges.data() : nullptr,
                               graph ? graph->edges.size() : 0};
-    if (graph != nullptr && out_.launch_graph(owner_, graph->exec, d) == 0) {
+    if (graph != nullptr && out_.launch_graph(owner_, graph->exec, d, relay) == 0) {
       ++stats_.replays;
       if (reused_) ++stats_.updates;
       stats_.kernels += held_count_;

@@ -101,10 +101,12 @@ class segment_replay {
     // (see flush); or the application's launch of an in-order stream.
     virtual backend_status run_in_place(const virtual_stream& s, const void* kernel, bool detached) = 0;
     // The graph as work issued directly on `s`, its nodes' arguments set to those of
-    // `graph.kernels` (copies from backend::detach; graph_update) first. 0: launched, or queued to
-    // be (issue_queue::relay_graph), and the kernels are the sink's; non-zero: nothing was
-    // launched, and the kernels are still the caller's.
-    virtual backend_status launch_graph(const virtual_stream& s, graph_handle exec, const graph_description& graph) = 0;
+    // `graph.kernels` (copies from backend::detach; graph_update) first. `may_relay`: the program
+    // goes on launching, so another thread may make these calls (issue_queue::relay_graph). 0:
+    // launched, or queued to be, and the kernels are the sink's; non-zero: nothing was launched,
+    // and the kernels are still the caller's.
+    virtual backend_status launch_graph(const virtual_stream& s, graph_handle exec, const graph_description& graph,
+                                        bool may_relay) = 0;
   };
 
   segment_replay(backend& gpu, sink& out, segment_replay_config config);
@@ -151,7 +153,10 @@ class segment_replay {
   // The stream path of the current segment's owner.
   backend_status pass(const virtual_stream& s, const access_set& access, const void* kernel, std::uint64_t group,
                       bool detached);
-  void end_segment(bool safe_only = false);
+  // `relay`: the segment ends while the program goes on launching (its length limit, a launch for
+  // another stream), where the sink may have another thread launch its graph; at an observation
+  // point the program's next call waits for that launch anyway (scheduler.hpp, settle_relayed).
+  void end_segment(bool safe_only = false, bool relay = false);
   void release_held(bool in_place = false);
   const cached* executable();
   void forget(const cached* graph);

@@ -188,12 +188,13 @@ TEST(segment_replay_sim, a_recurring_segment_is_built_once_then_updated_on_its_s
 }
 
 // Relayed graphs (issue_queue::relay_graph, scheduler_config::graph_relay): issuing thread 0
-// updates and launches each replayed segment's graph. A body of four kernels on one stream, each
+// updates and launches a replayed segment's graph where the segment ends at its length limit
+// (`segment_kernels` 4) and the program goes on. A body of four kernels on one stream, each
 // time with other cells to read, then a copy on another stream that reads what the body wrote
 // after an event (the other stream's work must find the graph issued) and a host read: equal to serial
 // execution, the body a graph from its fourth run on, made by the issuing thread.
-TEST(segment_replay_sim, a_relayed_graph_is_issued_before_the_programs_next_call) {
-  scheduler_config config = with_segments(4);
+scheduler_stats run_relayed_body(unsigned segment_kernels) {
+  scheduler_config config = with_segments(segment_kernels);
   config.issue_threads = 2;
   config.graph_relay = true;
   scenario s({.cells = 64}, config);
@@ -206,20 +207,30 @@ TEST(segment_replay_sim, a_relayed_graph_is_issued_before_the_programs_next_call
     const kernel& b = s.make_kernel(3000, {in}, {11});
     const kernel& c = s.make_kernel(2000, {10, 11}, {12});
     const kernel& d = s.make_kernel(1000, {12}, {13});
-    for (const kernel* k : {&a, &b, &c, &d}) ASSERT_EQ(s.launch(vs, *k), 0);
+    for (const kernel* k : {&a, &b, &c, &d}) EXPECT_EQ(s.launch(vs, *k), 0);
     s.wait(other, s.record(vs));
     s.copy(other, 20 + static_cast<cell>(r % 40), 13, 1, 500);
     s.sync_stream(other);
-    ASSERT_TRUE(s.host_reads_serial_value(20 + static_cast<cell>(r % 40)));
+    EXPECT_TRUE(s.host_reads_serial_value(20 + static_cast<cell>(r % 40))) << "run " << r;
   }
   s.sync_device();
   EXPECT_TRUE(s.matches_serial());
   EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
+  EXPECT_EQ(s.sim.graph_counts().live_detached, 0u) << "every detached copy launched or released";
   const scheduler_stats st = s.acs.stats();
   // The first run makes the pool's streams and events (creating flushes): its segment differs.
   EXPECT_EQ(st.graph_replays, runs - 3u) << "the body is a graph from its fourth run on";
-  EXPECT_GT(st.graph_relayed, 0u) << "no graph was relayed to the issuing thread";
-  EXPECT_EQ(s.sim.graph_counts().live_detached, 0u) << "every detached copy launched or released";
+  return st;
+}
+
+TEST(segment_replay_sim, a_relayed_graph_is_issued_before_the_programs_next_call) {
+  EXPECT_GT(run_relayed_body(4).graph_relayed, 0u) << "no graph was relayed to the issuing thread";
+}
+
+// A segment that ends at an observation point (here the event record) is launched by the
+// application's thread: the call that ends it would wait for the relayed launch anyway.
+TEST(segment_replay_sim, a_segment_flushed_by_an_observation_point_is_not_relayed) {
+  EXPECT_EQ(run_relayed_body(64).graph_relayed, 0u);
 }
 
 // A stream whose handle names the calling thread's stream (the per-thread default stream) is
