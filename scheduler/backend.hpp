@@ -100,4 +100,15 @@ class backend {
   virtual void destroy_event(event_handle event) noexcept = 0;
 };
 
+// A graph replay: `exec`'s nodes set to the arguments of `graph.kernels` (copies from detach),
+// then launched on `stream`; the copies released once it was launched. Non-zero: nothing was
+// launched, and the copies are still the caller's.
+inline backend_status update_and_launch_graph(backend& gpu, graph_handle exec, const graph_description& graph,
+                                              stream_handle stream) {
+  if (const backend_status status = gpu.graph_update(exec, graph); status != 0) return status;
+  if (const backend_status status = gpu.graph_launch(exec, stream); status != 0) return status;
+  for (std::size_t i = 0; i < graph.node_count; ++i) gpu.release_detached(graph.kernels[i]);
+  return 0;
+}
+
 }  // namespace acs

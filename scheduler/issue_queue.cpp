@@ -174,13 +174,9 @@ backend_status issue_queue::execute(const command& c) noexcept {
 // relaxed. Its status: the update's or the launch's.
 backend_status issue_queue::replay_graph(const command& c, const graph_slot& slot) noexcept {
   const std::vector<const void*>& kernels = slot.kernels;
-  const graph_description d{kernels.data(), kernels.size(), slot.edges, slot.edge_count};
-  backend_status status = inner_.graph_update(c.graph, d);
-  if (status == 0) status = inner_.graph_launch(c.graph, c.stream);
-  if (status == 0) {
-    for (const void* k : kernels) inner_.release_detached(k);
-    return 0;
-  }
+  const backend_status status =
+      update_and_launch_graph(inner_, c.graph, {kernels.data(), kernels.size(), slot.edges, slot.edge_count}, c.stream);
+  if (status == 0) return 0;
   for (const void* k : kernels) {
     deferred_.fetch_add(1, std::memory_order_relaxed);
     (void)inner_.launch_detached(k, c.stream);
@@ -315,11 +311,7 @@ backend_status issue_queue::relay(const void* detached, stream_handle stream) {
 backend_status issue_queue::relay_graph(graph_handle exec, const graph_description& graph, stream_handle stream) {
   if (broken() || issue_here(0)) {
     settle_relayed();
-    const backend_status status = inner_.graph_update(exec, graph);
-    if (status != 0) return status;
-    if (const backend_status launched = inner_.graph_launch(exec, stream); launched != 0) return launched;
-    for (std::size_t i = 0; i < graph.node_count; ++i) inner_.release_detached(graph.kernels[i]);
-    return 0;
+    return update_and_launch_graph(inner_, exec, graph, stream);
   }
   lane& l = *lanes_[0];
   if (l.graph_slots.empty()) l.graph_slots.resize(l.ring.size());  // may throw: nothing queued yet

@@ -310,10 +310,7 @@ struct scheduler::segment_sink final : segment_replay::sink {
       } catch (...) {  // no room for its kernels' list: made here
       }
     }
-    if (const backend_status status = st.gpu.graph_update(exec, graph); status != 0) return status;
-    if (const backend_status status = st.gpu.graph_launch(exec, s.handle); status != 0) return status;
-    for (std::size_t i = 0; i < graph.node_count; ++i) st.gpu.release_detached(graph.kernels[i]);
-    return 0;
+    return update_and_launch_graph(st.gpu, exec, graph, s.handle);
   }
   state& st;
 };

@@ -147,9 +147,9 @@ void segment_replay::end_segment(bool safe_only, bool relay) {
   }
   if (held_count_ != 0) {
     const cached* graph = holding_ && held_count_ >= 2 && !safe_only ? executable() : nullptr;
-    const graph_description d{nodes_.data(), nodes_.size(), graph ? graph->edges.data() : nullptr,
-                              graph ? graph->edges.size() : 0};
-    if (graph != nullptr && out_.launch_graph(owner_, graph->exec, d, relay) == 0) {
+    if (graph != nullptr &&
+        out_.launch_graph(owner_, graph->exec,
+                          {nodes_.data(), nodes_.size(), graph->edges.data(), graph->edges.size()}, relay) == 0) {
       ++stats_.replays;
       if (reused_) ++stats_.updates;
       stats_.kernels += held_count_;
