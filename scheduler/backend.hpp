@@ -93,6 +93,10 @@ class backend {
   virtual void graph_destroy(graph_handle /*exec*/) noexcept {}
   // Frees a copy from `detach` without launching it (its graph copied what it needed).
   virtual void release_detached(const void* /*kernel*/) noexcept {}
+  // The same for `n` copies at once (a replayed graph's kernels).
+  virtual void release_all_detached(const void* const* kernels, std::size_t n) noexcept {
+    for (std::size_t i = 0; i < n; ++i) release_detached(kernels[i]);
+  }
   // Called first on the issuing thread (a real GPU: its context made current there).
   virtual void issuing_thread_started() noexcept {}
   // Teardown; errors are ignored (the driver may already be gone at exit).
@@ -107,7 +111,7 @@ inline backend_status update_and_launch_graph(backend& gpu, graph_handle exec, c
                                               stream_handle stream) {
   if (const backend_status status = gpu.graph_update(exec, graph); status != 0) return status;
   if (const backend_status status = gpu.graph_launch(exec, stream); status != 0) return status;
-  for (std::size_t i = 0; i < graph.node_count; ++i) gpu.release_detached(graph.kernels[i]);
+  gpu.release_all_detached(graph.kernels, graph.node_count);
   return 0;
 }
 

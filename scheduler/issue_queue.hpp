@@ -112,6 +112,9 @@ class issue_queue final : public backend {
   backend_status graph_launch(graph_handle exec, stream_handle stream) override;
   void graph_destroy(graph_handle exec) noexcept override;
   void release_detached(const void* kernel) noexcept override { inner_.release_detached(kernel); }
+  void release_all_detached(const void* const* kernels, std::size_t n) noexcept override {
+    inner_.release_all_detached(kernels, n);
+  }
   void issuing_thread_started() noexcept override { inner_.issuing_thread_started(); }
 
   // A detached launch (`detach`) on an application stream (not one this queue created), queued

@@ -85,6 +85,7 @@ class cuda_backend final : public backend {
   backend_status graph_launch(graph_handle exec, stream_handle stream) override;
   void graph_destroy(graph_handle exec) noexcept override;
   void release_detached(const void* kernel) noexcept override;
+  void release_all_detached(const void* const* kernels, std::size_t n) noexcept override;
 
  private:
   struct launch_kind {

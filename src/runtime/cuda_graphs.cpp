@@ -167,4 +167,12 @@ void cuda_backend::release_detached(const void* kernel) noexcept {
   detached_.give(std::unique_ptr<detached_launch>(static_cast<detached_launch*>(const_cast<void*>(kernel))));
 }
 
+// One lock for the whole graph: issuing thread 0 releases a relayed graph's copies, which the
+// application's thread takes again one launch at a time.
+void cuda_backend::release_all_detached(const void* const* kernels, std::size_t n) noexcept {
+  detached_.give_all(n, [kernels](std::size_t i) {
+    return static_cast<detached_launch*>(const_cast<void*>(kernels[i]));
+  });
+}
+
 }  // namespace acs

@@ -42,6 +42,20 @@ class recycler {
     if (spare_.size() < capacity_) spare_.push_back(std::move(p));  // reserved: never reallocates
   }
 
+  /// @brief Keeps the `n` objects `object(0)`..`object(n - 1)` (T*, owned by the caller until
+  /// now) for reuse, under one lock: a thread that finishes many at once (a graph's kernels) takes
+  /// the lock's cache line from the thread that takes them once, not once per object. Those beyond
+  /// `capacity` are freed.
+  template <class ObjectAt>
+  void give_all(std::size_t n, ObjectAt object) noexcept {
+    std::size_t i = 0;
+    {
+      std::lock_guard lock(mutex_);
+      for (; i < n && spare_.size() < capacity_; ++i) spare_.emplace_back(object(i));  // reserved
+    }
+    for (; i < n; ++i) delete object(i);
+  }
+
   /// @brief How many objects wait for reuse.
   std::size_t spare() const {
     std::lock_guard lock(mutex_);

@@ -3,6 +3,7 @@
 #include "scheduler/issue_queue.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <string>
@@ -26,6 +27,9 @@ class slow_backend final : public backend {
  public:
   std::chrono::microseconds latency{200};
   std::chrono::microseconds relayed_latency{0};  // a relayed launch (on an application stream)
+  // While closed, a relayed launch waits for it to open: a test that checks what the lane has not
+  // done yet holds the lane there, whatever the host's load (a latency alone can be outrun).
+  std::atomic<bool> gate_open{true};
   backend_status fail_record = 0, fail_wait = 0, fail_detached = 0;
   int pending_queries = 0;  // queries answer `pending` this many times
 
@@ -72,6 +76,7 @@ class slow_backend final : public backend {
   backend_status launch_detached(const void* kernel, stream_handle s) override {
     const std::unique_ptr<const int> k(static_cast<const int*>(kernel));
     slow(s);
+    while (!gate_open.load()) std::this_thread::sleep_for(std::chrono::microseconds(50));
     if (s <= 100 || s >= 200) std::this_thread::sleep_for(relayed_latency);  // an application stream's
     note("launch", *k, s);
     return fail_detached;
@@ -264,13 +269,15 @@ TEST(issue_queue, a_relayed_graph_is_updated_and_launched_by_lane_0_in_relay_ord
   ASSERT_EQ(q.create_event(&e), 0);
   constexpr graph_handle exec = 42;
   const int k0 = 0, k2 = 2, k4 = 4, k6 = 6;
+  gpu.gate_open = false;  // the lane stops at the first relayed launch until the check below
   ASSERT_EQ(q.relay(q.detach(&k0), app_stream), 0);
   const void* nodes[] = {q.detach(&k2), q.detach(&k4)};
   const graph_edge edges[] = {{0, 1}};
   ASSERT_EQ(q.relay_graph(exec, {nodes, 2, edges, 1}, app_stream), 0);
   ASSERT_EQ(q.relay(q.detach(&k6), app_stream), 0);
   EXPECT_EQ(index_of(gpu.calls(), "graph_launch", exec, app_stream), gpu.calls().size())
-      << "the caller did not wait for the lane: the graph cannot have been launched yet";
+      << "the caller waited for the lane: the graph cannot have been launched yet";
+  gpu.gate_open = true;
   ASSERT_EQ(q.record_event(e, app_stream), 0);  // made at once, after all of them
   const std::vector<call> calls = gpu.calls();
   std::vector<std::string> order;

@@ -40,6 +40,19 @@ TEST(support_recycler, at_most_capacity_objects_wait) {
   EXPECT_EQ(r.spare(), 2u);
 }
 
+TEST(support_recycler, objects_given_back_together_are_all_kept_up_to_capacity) {
+  recycler<buffer> r(3);
+  std::vector<buffer*> made;
+  for (int i = 0; i < 5; ++i) made.push_back(r.take().release());
+  std::set<const buffer*> kept(made.begin(), made.begin() + 3);
+  r.give_all(made.size(), [&](std::size_t i) { return made[i]; });  // the last two are freed (ASan)
+  EXPECT_EQ(r.spare(), 3u);
+  std::set<const buffer*> taken;
+  for (int i = 0; i < 3; ++i) taken.insert(r.take().get());
+  EXPECT_EQ(taken, kept) << "the first `capacity` objects given back are the ones handed out again";
+  EXPECT_EQ(r.spare(), 0u);
+}
+
 TEST(support_recycler, threads_taking_and_giving_back_share_no_object) {
   recycler<buffer> r(64);
   std::atomic<bool> shared{false};
