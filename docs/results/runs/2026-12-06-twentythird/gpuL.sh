@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Twenty-third session, at 23c7e9d (relayed graphs only where the program goes on launching):
+# Twenty-third session (relayed graphs only where the program goes on launching; a graph's copies
+# released under one lock):
 # (1) the 2000-kernel rows with wider graph lanes (width2000.sh), relayed and not; (2) replay_overhead.sh, the same library
 # under ACS_RELAY=off as BEFORE (the 8-kernel rows should now match it); (3) the whole GPU suite
 # under ACS_GRAPH=auto (issue 16 asks for it).   gpuL.sh [SECONDS]
