@@ -260,9 +260,6 @@ segment_replay_config segments_config(const scheduler_config& c) {
   r.kernels = std::clamp(c.graph_kernels == 0 ? scheduler_config::default_segment_kernels : c.graph_kernels, 2u,
                          scheduler_config::max_graph_kernels);
   r.width = std::clamp(c.graph_width, 1u, scheduler_config::max_graph_width);
-  r.relay_width = c.graph_relay && c.graph_relay_width != 0
-                      ? std::min(c.graph_relay_width, scheduler_config::max_graph_width)
-                      : r.width;
   return r;
 }
 

@@ -28,9 +28,6 @@ struct scheduler_config {
   unsigned graph_idle_us = 50;  // idle flush, 1..max_graph_idle_us (0: none, for tests only)
   unsigned graph_kernels = 0;   // kernels a segment holds at most, 0..max_graph_kernels (0: the default)
   unsigned graph_width = default_graph_width;  // lanes of a replayed graph, 1..max_graph_width
-  // Lanes of a graph that issuing thread 0 launches (graph_relay), where the driver's per-branch
-  // host cost is not the program's: 0..max_graph_width, 0: graph_width.
-  unsigned graph_relay_width = default_graph_relay_width;
   // With graphs: segments of the application's launches (segment_replay.hpp, ACS_GRAPH=auto),
   // rather than of the pool's calls (graph_replay.hpp, ACS_GRAPH=pool).
   bool graph_segments = false;
@@ -40,7 +37,6 @@ struct scheduler_config {
   bool graph_relay = false;
   static constexpr unsigned default_segment_kernels = 64;
   static constexpr unsigned default_graph_width = 8;
-  static constexpr unsigned default_graph_relay_width = 0;
   static constexpr unsigned max_graph_width = 4096;
   static constexpr unsigned max_graph_after = 1000;
   static constexpr unsigned max_graph_cache = 4096;

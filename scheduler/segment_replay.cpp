@@ -41,7 +41,6 @@ segment_replay::segment_replay(backend& gpu, sink& out, segment_replay_config co
   config_.cache = std::max(config_.cache, 1u);
   config_.kernels = std::max(config_.kernels, 2u);
   config_.width = std::max(config_.width, 1u);
-  config_.relay_width = std::max(config_.relay_width, 1u);
   max_prefixes_ = std::max(min_prefixes, std::size_t{2} * config_.cache * config_.kernels);
 }
 
@@ -147,8 +146,7 @@ void segment_replay::end_segment(bool safe_only, bool relay) {
     ++seen_[prefix_];
   }
   if (held_count_ != 0) {
-    const cached* graph =
-        holding_ && held_count_ >= 2 && !safe_only ? executable(relay ? config_.relay_width : config_.width) : nullptr;
+    const cached* graph = holding_ && held_count_ >= 2 && !safe_only ? executable() : nullptr;
     if (graph != nullptr &&
         out_.launch_graph(owner_, graph->exec,
                           {nodes_.data(), nodes_.size(), graph->edges.data(), graph->edges.size()}, relay) == 0) {
@@ -197,9 +195,9 @@ void segment_replay::access_of(const held_kernel& k, access_set& out) const {
 }
 
 // The held segment's executable: the cached one of its key (the sink sets its arguments, with
-// the launch); or a new one once the key was seen `after` times, on `width` lanes; nullptr for the
-// stream path. nodes_ receives the held kernels.
-const segment_replay::cached* segment_replay::executable(unsigned width) {
+// the launch); or a new one once the key was seen `after` times; nullptr for the stream path.
+// nodes_ receives the held kernels.
+const segment_replay::cached* segment_replay::executable() {
   nodes_.clear();
   reused_ = false;
   try {
@@ -218,7 +216,7 @@ const segment_replay::cached* segment_replay::executable(unsigned width) {
     } else if (const auto it = seen_.find(prefix_); it == seen_.end() || it->second < config_.after) {
       return nullptr;
     }
-    edges_of(edges_, width);
+    edges_of(edges_);
     const graph_description d{nodes_.data(), nodes_.size(), edges_.data(), edges_.size()};
     graph_handle exec = 0;
     if (gpu_.graph_instantiate(d, &exec) != 0 || exec == 0) {
@@ -257,7 +255,7 @@ void segment_replay::forget(const cached* graph) {
 // lane (segment_replay.hpp), transitively reduced: a later kernel takes an edge from an earlier
 // one only when no edge it already has leads there. Visiting the earlier kernels from the latest
 // back makes that test exact.
-void segment_replay::edges_of(std::vector<graph_edge>& out, unsigned width) const {
+void segment_replay::edges_of(std::vector<graph_edge>& out) const {
   out.clear();
   const std::size_t n = held_count_, words = (n + 63) / 64;
   const auto has = [](const std::uint64_t* bits, std::size_t i) { return (bits[i / 64] >> (i % 64)) & 1u; };
@@ -269,7 +267,7 @@ void segment_replay::edges_of(std::vector<graph_edge>& out, unsigned width) cons
   // kernel counts as one step: the kernels' lengths are not known). A lane is free from its last
   // kernel's step on.
   constexpr std::size_t none = ~std::size_t{0};
-  std::vector<std::size_t> lane_last(std::min<std::size_t>(width, n), none), finish(n, 0);
+  std::vector<std::size_t> lane_last(std::min<std::size_t>(config_.width, n), none), finish(n, 0);
   for (std::size_t j = 0; j < n; ++j) {
     std::uint64_t* const aj = &ancestors[j * words];
     std::fill(follows.begin(), follows.end(), 0);

@@ -42,10 +42,7 @@
 // segment gave back most of what its replay saved. The kernels are laid on at most `width`
 // lanes, each a chain (list scheduling, each kernel on the lane where it can start first, one
 // already ending in what it follows if there is one): an edge from a lane's previous kernel is
-// one more order, never one fewer. A segment that ends while the program goes on launching (its
-// length limit, a launch for another stream) may have its graph launched by another thread
-// (sink::launch_graph's may_relay), which pays that cost instead of the program: it is laid on
-// `relay_width` lanes (ACS_GRAPH_RELAY_WIDTH).
+// one more order, never one fewer.
 //
 // Streams acs stepped aside from (in_order launches: src/runtime/stream_mode.hpp). Their kernels
 // run on the stream itself, in order, with no footprint computed: each counts as touching every
@@ -77,9 +74,6 @@ struct segment_replay_config {
   unsigned cache = 256;   // executables kept, 1..
   unsigned kernels = 64;  // kernels per segment, 2..
   unsigned width = 8;     // lanes of a graph: kernels that may run side by side, 1..
-  // The same for a segment whose graph the sink may have another thread launch (it ends while the
-  // program goes on launching: sink::launch_graph's may_relay), 1..
-  unsigned relay_width = 8;
 };
 
 struct segment_replay_stats {
@@ -164,9 +158,9 @@ class segment_replay {
   // point the program's next call waits for that launch anyway (scheduler.hpp, settle_relayed).
   void end_segment(bool safe_only = false, bool relay = false);
   void release_held(bool in_place = false);
-  const cached* executable(unsigned width);
+  const cached* executable();
   void forget(const cached* graph);
-  void edges_of(std::vector<graph_edge>& out, unsigned width) const;
+  void edges_of(std::vector<graph_edge>& out) const;
   void access_of(const held_kernel& k, access_set& out) const;
 
   backend& gpu_;

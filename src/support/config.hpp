@@ -33,9 +33,6 @@
 //                    limit but the 256 calls with pool
 //   ACS_GRAPH_WIDTH  with auto, a replayed graph's kernels are laid on at most this many chains
 //                    (the driver's launch costs host time per branch), 1..4096, default 8
-//   ACS_GRAPH_RELAY_WIDTH  the same for a graph that an issuing thread launches (relayed graphs:
-//                    the per-branch cost is not the program's thread's), 0..4096, default 0: as
-//                    ACS_GRAPH_WIDTH
 //   ACS_GRAPH_ASIDE  1: with ACS_GRAPH=auto, the streams acs stepped aside from are replayed
 //                    too: their recurring segments as chain graphs, on the stream itself
 //                    (scheduler/segment_replay.hpp)     boolean, default 0: on the H200 it
@@ -131,13 +128,12 @@ struct alignas(64) config {
   // Graph replay's settings (ACS_GRAPH_AFTER, ACS_GRAPH_CACHE, ACS_GRAPH_IDLE_US,
   // ACS_GRAPH_KERNELS, ACS_GRAPH_WIDTH): defaults, maxima.
   struct graph_settings {
-    unsigned after, cache, idle_us, kernels, width, relay_width;
+    unsigned after, cache, idle_us, kernels, width;
   };
-  static constexpr graph_settings default_graph{2, 64, 50, 0, scheduler_config::default_graph_width,
-                                                scheduler_config::default_graph_relay_width};
+  static constexpr graph_settings default_graph{2, 64, 50, 0, scheduler_config::default_graph_width};
   static constexpr graph_settings max_graph{scheduler_config::max_graph_after, scheduler_config::max_graph_cache,
                                             scheduler_config::max_graph_idle_us, scheduler_config::max_graph_kernels,
-                                            scheduler_config::max_graph_width, scheduler_config::max_graph_width};
+                                            scheduler_config::max_graph_width};
 
   // First, in one cache line: what every hooked launch reads (pass_through(), the stepped-aside
   // path's step_aside and replays_aside(), trace.empty()); the rest is read when a launch does more.
@@ -166,7 +162,6 @@ struct alignas(64) config {
   unsigned graph_idle_us = default_graph.idle_us;
   unsigned graph_kernels = default_graph.kernels;
   unsigned graph_width = default_graph.width;
-  unsigned graph_relay_width = default_graph.relay_width;
   bool check = false;
   bool start_aside = true;
   bool bypass = true;  // ACS_BYPASS

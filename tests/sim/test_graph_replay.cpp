@@ -268,24 +268,6 @@ TEST(segment_replay_sim, a_thread_relative_stream_is_never_held) {
   }
 }
 
-// The largest set of a graph's nodes that no path orders (an antichain): how many of its kernels
-// may run side by side. By brute force over the subsets (a few nodes).
-unsigned widest_antichain(const sim_graph_exec& g) {
-  const std::size_t kernels = g.nodes.size();
-  std::vector<std::uint32_t> reach(kernels, 0);  // reach[i]: the nodes after i
-  for (std::size_t i = kernels; i-- > 0;)
-    for (const graph_edge& e : g.edges)
-      if (e.from == i) reach[i] |= (1u << e.to) | reach[e.to];
-  unsigned widest = 0;
-  for (std::uint32_t set = 1; set < (1u << kernels); ++set) {
-    bool unordered = true;
-    for (unsigned i = 0; i < kernels && unordered; ++i)
-      if ((set >> i) & 1u) unordered = (reach[i] & set) == 0;
-    if (unordered) widest = std::max(widest, static_cast<unsigned>(__builtin_popcount(set)));
-  }
-  return widest;
-}
-
 // A segment of independent kernels is laid on ACS_GRAPH_WIDTH lanes (segment_replay.hpp, "Lanes"):
 // in its graph no more than `width` kernels may run side by side, and exactly that many do; the
 // results match serial execution. With as many lanes as kernels, the graph has no edge at all.
@@ -312,41 +294,19 @@ TEST(segment_replay_sim, a_wide_segment_is_laid_on_at_most_width_lanes) {
     if (width >= kernels) {
       EXPECT_TRUE(g.edges.empty());
     }
-    EXPECT_EQ(widest_antichain(g), std::min(width, kernels));
-  }
-}
-
-// ACS_GRAPH_RELAY_WIDTH: a segment that ends at its length limit while graphs are relayed (its
-// graph is launched by issuing thread 0, which pays the driver's per-branch cost) is laid on the
-// relay's lanes; one that ends at a sync (launched by the application's thread) on
-// ACS_GRAPH_WIDTH's; without relayed graphs, every one on ACS_GRAPH_WIDTH's.
-TEST(segment_replay_sim, a_relayed_segment_is_laid_on_the_relay_width) {
-  constexpr unsigned segment = 8;
-  for (const bool relay : {true, false}) {
-    for (const unsigned body_kernels : {segment, segment - 1}) {
-      SCOPED_TRACE(std::string(relay ? "relayed graphs, " : "no relayed graphs, ") + std::to_string(body_kernels) +
-                   " kernels");
-      scheduler_config config = with_segments(segment);
-      config.graph_width = 2;
-      config.graph_relay_width = 5;
-      config.issue_threads = 2;
-      config.graph_relay = relay;
-      scenario s({.cells = 16}, config);
-      const virtual_stream vs = s.stream(stream_kind::non_blocking);
-      std::vector<const kernel*> body;
-      for (cell c = 0; c < body_kernels; ++c) body.push_back(&s.make_kernel(5000, {}, {c}));
-      for (int r = 0; r < 5; ++r) {
-        for (const kernel* k : body) ASSERT_EQ(s.launch(vs, *k), 0);
-        s.sync_stream(vs);
-      }
-      EXPECT_TRUE(s.matches_serial());
-      EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
-      EXPECT_GE(s.acs.stats().graph_replays, 2u);
-      ASSERT_EQ(s.sim.graphs().size(), 1u);
-      const sim_graph_exec& g = s.sim.graphs().front();
-      ASSERT_EQ(g.nodes.size(), body_kernels);
-      EXPECT_EQ(widest_antichain(g), relay && body_kernels == segment ? 5u : 2u);
+    // The largest set of nodes no path orders (an antichain), by brute force over the subsets.
+    std::vector<std::uint32_t> reach(kernels, 0);  // reach[i]: the nodes after i
+    for (std::size_t i = kernels; i-- > 0;)
+      for (const graph_edge& e : g.edges)
+        if (e.from == i) reach[i] |= (1u << e.to) | reach[e.to];
+    unsigned widest = 0;
+    for (std::uint32_t set = 1; set < (1u << kernels); ++set) {
+      bool unordered = true;
+      for (unsigned i = 0; i < kernels && unordered; ++i)
+        if ((set >> i) & 1u) unordered = (reach[i] & set) == 0;
+      if (unordered) widest = std::max(widest, static_cast<unsigned>(__builtin_popcount(set)));
     }
+    EXPECT_EQ(widest, std::min(width, kernels));
   }
 }
 

@@ -268,7 +268,7 @@ tally check_graph_programs(std::uint64_t count, const char* what, scheduler_stat
     if (++t.failed <= 3)
       ADD_FAILURE() << "program seed " << seed << " with " << what << " (after " << p.config.graph_after
                     << ", cache " << p.config.graph_cache << ", idle " << p.config.graph_idle_us << " us, kernels "
-                    << p.config.graph_kernels << ", width " << p.config.graph_width << ", relay width " << p.config.graph_relay_width << ", " << p.config.issue_threads << " issuing threads) failed:\n"
+                    << p.config.graph_kernels << ", width " << p.config.graph_width << ", " << p.config.issue_threads << " issuing threads) failed:\n"
                     << differences;
   }
   return t;
@@ -312,8 +312,6 @@ void run_thrice_with_segments(std::uint64_t seed, program& p) {
   if (p.config.issue_threads != 0 && seed % 8 == 3) {
     p.config.graph_relay = true;
     p.config.issue_threads = 1 + static_cast<unsigned>(seed / 8 % 2);
-    // Their own lanes (ACS_GRAPH_RELAY_WIDTH) in half of them, fewer than the others'.
-    if (seed / 16 % 2 == 0) p.config.graph_relay_width = 1 + static_cast<unsigned>(seed / 32 % 3);
   }
 }
 

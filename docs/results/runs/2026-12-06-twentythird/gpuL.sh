@@ -11,7 +11,7 @@ D=docs/results/runs/2026-12-06-twentythird
 R=$OUT/r; mkdir -p $R; t0=$(date +%s)
 rm -rf build-gpu build-stage && scripts/carry_build.sh unpack .carry/build-gpu.tgz > $R/unpack.log 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $R/gpu.txt
-ROUNDS=2 timeout 140 $D/width2000.sh build-gpu $R/width2000.csv > $R/width2000.txt 2>&1
+ROUNDS=2 timeout 130 $D/width2000.sh build-gpu $R/width2000.csv > $R/width2000.txt 2>&1
 grep -q speed-ups $R/width2000.txt || ROUNDS=0 $D/width2000.sh build-gpu $R/width2000.csv >> $R/width2000.txt 2>&1; cat $R/width2000.txt
 echo "== at $(( $(date +%s)-t0 )) s"
 export BEFORE=$PWD/build-gpu/interpose/libacs.so BEFORE_ENV=ACS_RELAY=off

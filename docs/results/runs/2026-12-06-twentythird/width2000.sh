@@ -7,7 +7,7 @@
 #   width2000.sh BUILD OUT_CSV     (ROUNDS=2, REPS=9; MODES="name:VAR=V,VAR=V ...")
 set -u
 build=$1; csv=$2; rounds=${ROUNDS:-2}; reps=${REPS:-9}
-modes=${MODES:-"w8: rw16:ACS_GRAPH_RELAY_WIDTH=16 rw32:ACS_GRAPH_RELAY_WIDTH=32 rw64:ACS_GRAPH_RELAY_WIDTH=64 k128rw32:ACS_GRAPH_RELAY_WIDTH=32,ACS_GRAPH_KERNELS=128 off:ACS_RELAY=off"}
+modes=${MODES:-"w8: w16:ACS_GRAPH_WIDTH=16 w32:ACS_GRAPH_WIDTH=32 k128w16:ACS_GRAPH_WIDTH=16,ACS_GRAPH_KERNELS=128 off:ACS_RELAY=off"}
 bin=$build/benchmarks/gpu/acs_bench_synth; lib=$build/interpose/libacs.so
 cycles=$("$bin" --print-clock 2>/dev/null | grep -o '[0-9.]*' | head -1)
 for ((r = 0; r < rounds; r++)); do
