@@ -66,6 +66,11 @@ class loaded_code {
   /// image is gone, already analysed for `cc`, or being analysed.
   void analyse_ahead(const void* handle, std::uint32_t cc);
 
+  /// @brief The PTX analysis itself, what the default analyser runs: every kernel of the image at
+  /// `bytes` (a fatbin, a fatbin wrapper or PTX text) for compute capability `cc`, by name. Pure;
+  /// public for benchmarks/cpu/code_analysis_time.cpp, which times it on real programs' images.
+  static kernel_map analyse(const void* bytes, std::uint32_t cc);
+
  private:
   struct image {
     code_handle_kind kind = code_handle_kind::module;
@@ -77,7 +82,6 @@ class loaded_code {
     std::unordered_map<std::string, std::shared_ptr<const kernel_writes>> kernels;
   };
 
-  static kernel_map analyse(const void* bytes, std::uint32_t cc);
   // One analysis, made without the lock: what it reads, kept alive, and which load it is of.
   struct analysis {
     const void* bytes = nullptr;
