@@ -5,6 +5,8 @@
 # not on the application's thread, so wider lanes may now pay. Interleaved processes, ROUNDS each;
 # serial and the CUDA graph from the plain program in the same rounds.
 #   width2000.sh BUILD OUT_CSV     (ROUNDS=2, REPS=9; MODES="name:VAR=V,VAR=V ...")
+# ACS_GRAPH_RELAY_WIDTH existed only from ce9e186 to 7d78e87 (taken out after this sweep): the
+# default modes need a library of ce9e186; later libraries ignore it (every rw mode is then w8).
 set -u
 build=$1; csv=$2; rounds=${ROUNDS:-2}; reps=${REPS:-9}
 modes=${MODES:-"w8: w16:ACS_GRAPH_WIDTH=16 w32:ACS_GRAPH_WIDTH=32 k128w16:ACS_GRAPH_WIDTH=16,ACS_GRAPH_KERNELS=128 off:ACS_RELAY=off"}
