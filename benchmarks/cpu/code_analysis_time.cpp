@@ -16,6 +16,7 @@
 #include <iterator>
 #include <vector>
 
+#include "annotations/inferred/fatbin.hpp"
 #include "annotations/inferred/loaded_code.hpp"
 
 int main(int argc, char** argv) {
@@ -37,15 +38,11 @@ int main(int argc, char** argv) {
   const int rounds = std::max(argc > 3 ? std::atoi(argv[3]) : 5, 1);
   std::size_t at = 0, images = 0, kernels = 0;
   double total_ms = 0;
-  // Each fatbin: magic 0xBA55ED50, version (2 bytes), header size (2), entries' size (8).
+  // The section holds fatbins back to back, 8-byte aligned: fatbin_bytes (the reader acs uses for
+  // the images it keeps) says where each ends.
   while (at + 16 <= raw.size()) {
-    std::uint32_t magic = 0;
-    std::uint16_t header = 0;
-    std::uint64_t size = 0;
-    std::memcpy(&magic, bytes + at, 4);
-    std::memcpy(&header, bytes + at + 6, 2);
-    std::memcpy(&size, bytes + at + 8, 8);
-    if (magic != 0xBA55ED50u || header < 16 || size > raw.size() - at - header) {
+    const auto image = acs::inference::fatbin_bytes(bytes + at);
+    if (!image || image->size() > raw.size() - at) {
       at += 8;  // padding between fatbins
       continue;
     }
@@ -58,12 +55,11 @@ int main(int argc, char** argv) {
     }
     std::sort(ms.begin(), ms.end());
     const double median = ms[ms.size() / 2];
-    std::printf("fatbin at %zu: %llu bytes, %zu kernels analysed, %.2f ms\n", at,
-                static_cast<unsigned long long>(header + size), found, median);
+    std::printf("fatbin at %zu: %zu bytes, %zu kernels analysed, %.2f ms\n", at, image->size(), found, median);
     total_ms += median;
     kernels += found;
     ++images;
-    at += header + size;
+    at += image->size();
   }
   std::printf("total: %zu fatbins, %zu kernels, %.2f ms (compute capability %u, median of %d)\n", images, kernels,
               total_ms, cc, rounds);
