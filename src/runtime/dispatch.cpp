@@ -339,8 +339,11 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     declared::launch_footprint& footprint = scratch_footprint();
     // A probe reads no layout itself, unless its burst paused long enough for an acs thread that
     // got no CPU meanwhile.
-    const bool settled =
-        plan_launch(r, footprint, /*may_wait=*/!probe || mode.probe_waited_enough(background::jobs_begun()));
+    const bool reads_itself = probe && mode.probe_waited_enough(background::jobs_begun());
+    const std::uint64_t read_from =
+        reads_itself && stats::counting_now() && !inference::layout_known(function_of(r)) ? now_ns() : 0;
+    const bool settled = plan_launch(r, footprint, /*may_wait=*/!probe || reads_itself);
+    if (read_from != 0) stats::count_probe_code_wait(now_ns() - read_from);
     ACS_STAGE(footprint);
     if (probe_entry != 0) mode.probe_began(probe_entry);
     const bool relaying = probe && mode.relaying();  // the probe may start or stop the relay
@@ -353,6 +356,7 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
         // read on acs's thread: the burst pauses meanwhile (stream_mode_policy::unsettled_pause),
         // and the launches of the pause take the bypass, not this path.
         mode.probe_unsettled(background::jobs_begun());
+        stats::count_probe_pause();
         may_bypass();
       }
       const int status = launch_aside(launch, r, *cuda, t, rt);

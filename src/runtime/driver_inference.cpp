@@ -273,6 +273,8 @@ bool read_layout_ahead(CUfunction function) noexcept {
 
 bool work_ahead_pending() noexcept { return work_ahead.load(std::memory_order_acquire) != 0; }
 
+bool layout_known(CUfunction function) noexcept { return sources().layouts.cached(function); }
+
 bool layout_ready(CUfunction function) noexcept {
   return sources().layouts.cached(function) || !read_layout_ahead(function);
 }

@@ -46,6 +46,9 @@ void forget_code_needed_for_testing() noexcept;
 /// stream should not pay.
 bool layout_ready(CUfunction function) noexcept;
 
+/// @brief Whether `function`'s layout is known already; asks nothing of acs's thread.
+bool layout_known(CUfunction function) noexcept;
+
 /// @brief Whether analyses or layout reads posted to the background thread are unfinished.
 bool work_ahead_pending() noexcept;
 

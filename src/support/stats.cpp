@@ -110,6 +110,9 @@ summary collect() noexcept {
   s.probes_busy = c.probes_busy.load(std::memory_order_relaxed);
   s.probes_idle = c.probes_idle.load(std::memory_order_relaxed);
   s.probes_launch_bound = c.probes_launch_bound.load(std::memory_order_relaxed);
+  s.probe_pauses = c.probe_pauses.load(std::memory_order_relaxed);
+  s.probe_code_waits = c.probe_code_waits.load(std::memory_order_relaxed);
+  s.probe_code_wait_ns = c.probe_code_wait_ns.load(std::memory_order_relaxed);
   if (const scheduler_source f = source.load(std::memory_order_acquire)) {
     try {
       f(s);
@@ -126,9 +129,11 @@ std::string format_machine(const summary& s) {
   ACS_SCHEDULER_STATS(ACS_STATS_FIELD)
 #undef ACS_STATS_FIELD
   out += fmt::format(" mean_occupancy={:.2f} devices={} functions_ptx={} functions_no_ptx={} probes_busy={}"
-                     " probes_idle={} probes_launch_bound={} passed={}",
+                     " probes_idle={} probes_launch_bound={} probe_pauses={} probe_code_waits={}"
+                     " probe_code_wait_us={} passed={}",
                      mean_occupancy(s), s.devices, s.functions_ptx, s.functions_no_ptx, s.probes_busy,
-                     s.probes_idle, s.probes_launch_bound, total_passed(s));
+                     s.probes_idle, s.probes_launch_bound, s.probe_pauses, s.probe_code_waits,
+                     s.probe_code_wait_ns / 1000, total_passed(s));
   for (std::size_t i = 0; i < reason_count; ++i)
     out += fmt::format(" pass_{}={}", reason_name(static_cast<pass_reason>(i)), s.passed[i]);
   // Per device: what tells whether each device's kernels went to its own pool, and how they fared.
@@ -162,6 +167,10 @@ std::string format_human(const summary& s) {
     out += fmt::format("[acs] stats: {} of them while the host was launch-bound (its launch calls took longer than "
                        "its time between them): those count, since graph replay amortises the launches\n",
                        s.probes_launch_bound);
+  if (s.probe_pauses != 0 || s.probe_code_waits != 0)
+    out += fmt::format("[acs] stats: probes paused {} times for code still being read on acs's background thread; "
+                       "{} probed launches read their kernel's layout themselves, {:.3f} ms on the program's thread\n",
+                       s.probe_pauses, s.probe_code_waits, static_cast<double>(s.probe_code_wait_ns) / 1e6);
   if (k.starved != 0)
     out += fmt::format("[acs] stats: {} kernels ran on their own stream: every pool stream of their priority held "
                        "another stream's unfinished work (streams stay apart)\n",

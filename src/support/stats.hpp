@@ -32,6 +32,9 @@ struct summary {
   std::uint64_t probes_busy = 0;                     // independent probed launches whose stream had work pending
   std::uint64_t probes_idle = 0;                     // independent probed launches onto an idle stream
   std::uint64_t probes_launch_bound = 0;             // of those, while the host was launch-bound
+  std::uint64_t probe_pauses = 0;                    // probe bursts paused: their kernel's code not read yet
+  std::uint64_t probe_code_waits = 0;                // probed launches that read their kernel's layout themselves
+  std::uint64_t probe_code_wait_ns = 0;              // the time those took, on the program's thread
   unsigned devices = 0;                              // schedulers created
   std::vector<device_figures> per_device;            // by device ordinal, ascending
 };
@@ -49,9 +52,15 @@ struct counters {
   std::atomic<std::uint64_t> probes_busy{0};
   std::atomic<std::uint64_t> probes_idle{0};
   std::atomic<std::uint64_t> probes_launch_bound{0};
+  std::atomic<std::uint64_t> probe_pauses{0};
+  std::atomic<std::uint64_t> probe_code_waits{0};
+  std::atomic<std::uint64_t> probe_code_wait_ns{0};
 };
 counters& global() noexcept;
 }  // namespace detail
+
+/// @brief Whether counting is on (ACS_STATS=1): for counters that need a clock read first.
+inline bool counting_now() noexcept { return detail::counting.load(std::memory_order_relaxed); }
 
 /// @brief Counts a launch handed to acs (only while ACS_STATS=1).
 inline void count_kernel() noexcept {
@@ -84,6 +93,21 @@ inline void count_probe(bool busy) noexcept {
 inline void count_probe_launch_bound() noexcept {
   if (detail::counting.load(std::memory_order_relaxed))
     detail::global().probes_launch_bound.fetch_add(1, std::memory_order_relaxed);
+}
+
+/// @brief Counts a probe burst paused because its kernel's code was still being read on acs's
+/// background thread (stream_mode::probe_unsettled; only while ACS_STATS=1).
+inline void count_probe_pause() noexcept {
+  if (detail::counting.load(std::memory_order_relaxed))
+    detail::global().probe_pauses.fetch_add(1, std::memory_order_relaxed);
+}
+
+/// @brief Counts a probed launch that read its kernel's layout on the program's thread after its
+/// burst paused long enough (stream_mode::probe_waited_enough), and the `ns` it took.
+inline void count_probe_code_wait(std::uint64_t ns) noexcept {
+  if (!detail::counting.load(std::memory_order_relaxed)) return;
+  detail::global().probe_code_waits.fetch_add(1, std::memory_order_relaxed);
+  detail::global().probe_code_wait_ns.fetch_add(ns, std::memory_order_relaxed);
 }
 
 /// @brief Where the schedulers' counters come from (set by the runtime).

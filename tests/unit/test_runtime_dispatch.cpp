@@ -962,11 +962,20 @@ TEST_F(start_aside_test, a_probe_reads_the_layout_itself_after_waiting_long_enou
   const auto [ctx, s, f, a, b, c, d] = make_scene();
   background_hold hold;  // never released before the end: the thread reads nothing
   const unsigned reads_before = param_info_reads_here;
+  // Counted (ACS_STATS): each pause, and the probed launch that read the layout itself.
+  std::atomic<bool>& counting = stats::detail::counting;
+  const bool counted = counting.exchange(true);
+  const stats::summary before = stats::collect();
   unsigned n = 0;
   for (CUstream on = s; on == s && n < 1000; ++n) on = launch(s, f, n % 2 ? a : c, n % 2 ? b : d);
+  const stats::summary after = stats::collect();
+  counting.store(counted);
   const stream_mode_policy p;
   EXPECT_EQ(n, p.unsettled_pauses * p.unsettled_pause + 4u) << "redirected at the resumed burst's 3rd independent launch";
   EXPECT_GT(param_info_reads_here, reads_before) << "the layout was not read on the launch path";
+  EXPECT_EQ(after.probe_pauses - before.probe_pauses, p.unsettled_pauses);
+  EXPECT_EQ(after.probe_code_waits - before.probe_code_waits, 1u) << "one probed launch read the layout itself";
+  EXPECT_GT(after.probe_code_wait_ns, before.probe_code_wait_ns);
 }
 
 // A probe asks whether the stream has work pending (ACS_PROBE_BACKLOG) only for a launch
@@ -1123,7 +1132,9 @@ TEST(runtime_stats, machine_line_has_every_key) {
   const std::string line = stats::format_machine(s);
   EXPECT_EQ(line.rfind("acs-stats: ", 0), 0u);
   for (const char* key : {"kernels_seen=10", "dispatched=7", "independent=", "dependency_waits=", "barriers=",
-                          "folds=", "mean_occupancy=2.00", "devices=1", "probes_busy=", "probes_idle=", "probes_launch_bound=", "passed=3", "pass_capturing=3",
+                          "folds=", "mean_occupancy=2.00", "devices=1", "probes_busy=", "probes_idle=",
+                          "probes_launch_bound=", "probe_pauses=", "probe_code_waits=", "probe_code_wait_us=",
+                          "passed=3", "pass_capturing=3",
                           "pass_disabled=0", "pass_foreign_context=0", "pass_internal_error=0"})
     EXPECT_NE(line.find(key), std::string::npos) << key << " in " << line;
   EXPECT_NE(stats::format_human(s).find("capturing 3"), std::string::npos);
