@@ -8,6 +8,7 @@
 // params, cudaMalloc3D) have no handler here: the generic one hands them to special<Api>,
 // which hooks_driver.cpp and hooks_runtime.cpp define before instantiating any hook.
 #include <cstddef>
+#include <string_view>
 #include <type_traits>
 
 #include "interpose/hooks_args.hpp"
@@ -30,6 +31,11 @@ struct special;
 // function and `a...` the application's arguments.
 template <hook_kind>
 struct kind_tag {};
+
+// The entry points that make the host wait for the GPU: a stream's, an event's or the device's
+// synchronize (not a query), counted for the probes' relay verdict (program_waits_for_gpu).
+template <class Entry>
+inline constexpr bool waits_for_gpu = std::string_view(Entry::name).find("Synchronize") != std::string_view::npos;
 
 template <hook_kind K>
 inline constexpr bool is_special_kind = K == hook_kind::launch || K == hook_kind::cooperative_multi ||
@@ -91,6 +97,7 @@ template <class Entry, class R, class... A>
 R handle(kind_tag<hook_kind::sync>, R (*real)(A...), A... a) noexcept {
   static_assert(detail::count_of<CUstream, A...> == 1);
   const CUstream stream = detail::stream_arg(a...);
+  if constexpr (waits_for_gpu<Entry>) program_waits_for_gpu();
   const std::uint64_t point = stream_sync_begins(stream, Entry::zero);
   const R result = real(a...);
   if (result == detail::success<R>()) stream_synchronized(stream, Entry::zero, point);
@@ -99,6 +106,7 @@ R handle(kind_tag<hook_kind::sync>, R (*real)(A...), A... a) noexcept {
 
 template <class Entry, class R, class... A>
 R handle(kind_tag<hook_kind::device_sync>, R (*real)(A...), A... a) noexcept {
+  if constexpr (waits_for_gpu<Entry>) program_waits_for_gpu();
   const std::uint64_t point = device_sync_begins();  // issues every accepted launch first
   const R result = real(a...);
   if (result == detail::success<R>() && is_current_context(detail::context_arg(nullptr, a...)))
@@ -300,6 +308,7 @@ R handle(kind_tag<hook_kind::unload>, R (*real)(A...), A... a) noexcept {
 // Forwarded as is: hook<> notes the call and reports its status if it failed.
 template <class Entry, class R, class... A>
 R handle(kind_tag<hook_kind::observe>, R (*real)(A...), A... a) noexcept {
+  if constexpr (waits_for_gpu<Entry>) program_waits_for_gpu();  // an event's synchronize
   return real(a...);
 }
 

@@ -190,6 +190,10 @@ ACS_HOT int issue_directly(pending_launch& launch, const launch_request& r, pass
   return launch.status;
 }
 
+// The program's waits for the GPU on this thread (program_waits_for_gpu). Initial-exec, as the
+// other thread-locals of the launch path (devices.cpp).
+constinit thread_local std::uint64_t gpu_waits_here [[gnu::tls_model("initial-exec")]] = 0;
+
 // What the relay is judged by (stream_mode_policy::relay_waits_per): the device's relayed launches
 // and the program's waits for them so far. Two relaxed loads.
 relay_record relay_record_of(const device_runtime* rt) noexcept {
@@ -349,7 +353,8 @@ ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {
     const bool relaying = probe && mode.relaying();  // the probe may start or stop the relay
     if (probe && (!settled || !mode.probed(footprint.access, stream_busy(*cuda, t, footprint.access),
                                            /*may_relay=*/!t.stream.thread_relative,
-                                           relay_record_of(t.context->runtime.load(std::memory_order_acquire))))) {
+                                           relay_record_of(t.context->runtime.load(std::memory_order_acquire)),
+                                           gpu_waits_here))) {
       relay_switched(relaying, mode.relaying(), t);
       if (!settled) {
         // A provisional footprint says nothing about parallelism. Its kernel's layout is being
@@ -465,6 +470,8 @@ std::uint64_t stream_sync_begins(CUstream stream, default_stream stream_zero) no
     return rt != nullptr && joinable(t) ? rt->sched.join(t.stream) : scheduler::sync_point();
   });
 }
+
+void program_waits_for_gpu() noexcept { ++gpu_waits_here; }
 
 // The point first: every kernel stamped before it was queued before it, so the drain issues it.
 std::uint64_t device_sync_begins() noexcept {

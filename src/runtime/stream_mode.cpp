@@ -92,6 +92,7 @@ ACS_HOT stream_mode::aside_step stream_mode::next_aside_launch(std::uint64_t lau
   has_previous_ = false;  // the probe compares its own consecutive launches
   probe_entry_ = probe_exit_ = last_inside_ns_ = gap_ns_ = 0;  // and times its own launches
   relay_gaps_ = relay_long_gaps_ = 0;
+  probe_counted_ = 0;
   return aside_step::probe;
 }
 
@@ -99,6 +100,7 @@ void stream_mode::probe_unsettled(std::uint64_t progress) noexcept {
   lock_guard lock(locked_);
   if (probe_left_ == 0) return;
   probe_paused_ = policy_.unsettled_pause;
+  probe_counted_ = 0;  // the pause's direct launches are not the probe's: its waits are counted anew
   if (probe_pauses_++ == 0) probe_progress_ = progress;
   has_previous_ = false;  // the launch after the pause is no neighbour of the one before it
 }
@@ -143,11 +145,13 @@ bool stream_mode::independent_of_previous(const access_set& footprint) noexcept 
   return has_previous_ && !previous_.conflicts_with(footprint);
 }
 
-bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may_relay, relay_record relay) {
+bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may_relay, relay_record relay,
+                         std::uint64_t gpu_waits) {
   probe_outcome outcome;
   {
     lock_guard lock(locked_);
     if (mode_.load(std::memory_order_relaxed) != stream_mode_kind::aside || probe_left_ == 0) return false;
+    if (probe_counted_++ == 0) probe_waits_mark_ = gpu_waits;
     // The burst's first conflicts by definition. An independent launch onto an idle stream could
     // not have overlapped anything: it counts only where the policy does not ask for a backlog.
     const bool independent = !conflicts_with_previous(footprint);
@@ -171,10 +175,12 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may
       probe_gap_ = std::max<std::uint64_t>(probe_gap_, std::min<std::uint64_t>(probe_gap_ * 2, policy_.max_probe_gap));
       until_probe_ = probe_gap_;
       outcome = {true, false, probe_found_, probe_needed_, probe_independent_, probe_busy_, probe_gap_};
-      relaying_.store(relay_verdict(may_relay, relay), std::memory_order_release);
+      relaying_.store(relay_verdict(may_relay, relay, gpu_waits), std::memory_order_release);
       outcome.relay_gaps = relay_gaps_;
       outcome.relay_long_gaps = relay_long_gaps_;
       outcome.relaying = relaying_.load(std::memory_order_relaxed);
+      outcome.gpu_waits = gpu_waits >= probe_waits_mark_ ? gpu_waits - probe_waits_mark_ : 0;
+      outcome.counted = probe_counted_;
     }
   }
   // Printed outside the spin lock, and only when a probe ends (ACS_LOG_LEVEL=debug).
@@ -188,14 +194,16 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may
                  "independent, {} onto a stream found busy): stays aside, next probe in {} launches{}",
                  fmt::ptr(this), outcome.found, outcome.needed, outcome.independent, outcome.busy, outcome.next_probe,
                  !policy_.relay ? std::string()
-                                : fmt::format("; {} of its {} gaps of {}-{} ns: launches {}", outcome.relay_long_gaps,
-                                              outcome.relay_gaps, policy_.relay_gap_ns, policy_.relay_gap_max_ns,
+                                : fmt::format("; {} of its {} gaps of {}-{} ns, {} waits for the GPU in its last {} "
+                                              "launches: launches {}",
+                                              outcome.relay_long_gaps, outcome.relay_gaps, policy_.relay_gap_ns,
+                                              policy_.relay_gap_max_ns, outcome.gpu_waits, outcome.counted,
                                               outcome.relaying ? "relayed" : "made on the program's thread"));
   }
   return outcome.redirects;
 }
 
-bool stream_mode::relay_verdict(bool may_relay, relay_record now) noexcept {
+bool stream_mode::relay_verdict(bool may_relay, relay_record now, std::uint64_t gpu_waits) noexcept {
   if (!policy_.relay || !may_relay) return false;
   if (policy_.relay_always) return true;
   const bool was = relaying_.load(std::memory_order_relaxed);
@@ -203,6 +211,10 @@ bool stream_mode::relay_verdict(bool may_relay, relay_record now) noexcept {
     --relay_deaf_;
     return false;
   }
+  // The waits between the probe's first counted launch and this one, over the launches between
+  // (a count from another thread, lower than the mark, says nothing).
+  const std::uint64_t waits = gpu_waits >= probe_waits_mark_ ? gpu_waits - probe_waits_mark_ : 0;
+  if (probe_counted_ > 1 && waits * std::max(policy_.relay_waits_per, 1u) >= probe_counted_ - 1) return false;
   // Decided anew by the gaps; a probe that timed none changes nothing.
   if (relay_gaps_ == 0) return was;
   const bool relays = 2 * relay_long_gaps_ >= relay_gaps_ && (was || relay_room(policy_.relay_cgroup_limit));

@@ -119,6 +119,13 @@ struct stream_mode_policy {
   // meanwhile (eager PyTorch: once per 56), the stream stops relaying, and its gaps are not heard
   // at the next probes' ends: 1, doubling with each such verdict up to `max_relay_backoff` (probes
   // end 256-1024 launches apart).
+  // A probe also counts the program's waits for the GPU between its launches (stream, event and
+  // device synchronizes on the probing thread): where it waited at least once per
+  // `relay_waits_per` launches, the relay is not started (or stops) at the probe's end, whatever
+  // the gaps. Such a program waits for each launch anyway, and relaying only puts acs's thread
+  // between its launch and its wait: radixSortThrust (a sync or two per launch) paid about 2%
+  // for the relay that began there and stopped again 16 launches later (docs/results/runs/
+  // 2026-12-07-twentyfourth/).
   bool relay = false;
   bool relay_always = false;
   // Where a relay about to start asks the process's cgroup CPU limit (whole CPUs, 0: none; it
@@ -172,8 +179,11 @@ class alignas(64) stream_mode {
   /// A probe that ends without redirecting decides whether the stream is relayed from then on
   /// (relaying; never where `may_relay` is false: a thread-relative stream, which only its own
   /// thread may issue on); `relay`: the device's record now, from which a relay that begins here is
-  /// judged (relay_judged).
-  bool probed(const access_set& footprint, bool stream_busy = true, bool may_relay = true, relay_record relay = {});
+  /// judged (relay_judged); `gpu_waits`: the calling thread's waits for the GPU so far
+  /// (program_waits_for_gpu, dispatch.hpp), by which a probe tells a program that waits for its
+  /// launches too often for a relay to pay.
+  bool probed(const access_set& footprint, bool stream_busy = true, bool may_relay = true, relay_record relay = {},
+              std::uint64_t gpu_waits = 0);
 
   /// @brief A probed launch's footprint was not settled (its kernel's layout is being read): it
   /// counts for nothing, and the burst pauses for the policy's unsettled_pause launches (those
@@ -254,9 +264,11 @@ class alignas(64) stream_mode {
     std::uint64_t next_probe = 0;
     unsigned relay_gaps = 0, relay_long_gaps = 0;
     bool relaying = false;
+    std::uint64_t gpu_waits = 0;  // the program's waits for the GPU during the probe's last `counted` launches
+    unsigned counted = 0;
   };
   // ACS_RELAY at a probe's end (under locked_): whether the stream relays from now on.
-  bool relay_verdict(bool may_relay, relay_record now) noexcept;
+  bool relay_verdict(bool may_relay, relay_record now, std::uint64_t gpu_waits) noexcept;
   // A relay is judged from `now` on (under locked_ and launches_): its mark, its countdown, and the
   // device's wait count at which it is judged sooner (relay_check_due).
   void relay_window_from(relay_record now) noexcept;
@@ -292,6 +304,10 @@ class alignas(64) stream_mode {
   std::uint64_t last_inside_ns_ = 0;  // the previous probed launch's time in the hook
   std::uint64_t gap_ns_ = 0;          // from its return to this launch's entry
   unsigned relay_gaps_ = 0, relay_long_gaps_ = 0;  // the current probe's timed gaps; those in the relay's range
+  // The current probe's launches since its first (or since its last pause), and the thread's
+  // waits for the GPU at that launch (probed's gpu_waits).
+  unsigned probe_counted_ = 0;
+  std::uint64_t probe_waits_mark_ = 0;
   relay_record relay_mark_;      // relaying: the device's record when the relay began or last paid
   unsigned relay_backoff_ = 0;   // probes without the relay after the last one that did not pay
   unsigned relay_deaf_ = 0;      // probes left whose gaps are not heard

@@ -216,18 +216,24 @@ TEST(stream_mode_policy, a_probes_timing_starts_afresh_with_each_burst) {
 // gaps after the launches in `pauses` a second long; returns relaying() after each burst.
 namespace {
 // `device` (optional): the device's relay record, which the caller advances between bursts.
+// `wait_every` (0: never): the program waits for the GPU after every wait_every-th launch.
 std::vector<bool> relay_after_bursts(stream_mode& mode, const std::vector<std::uint64_t>& between, bool may_relay = true,
-                                     std::uint64_t inside = 3000, const relay_record* device = nullptr) {
+                                     std::uint64_t inside = 3000, const relay_record* device = nullptr,
+                                     unsigned wait_every = 0) {
   std::vector<bool> relaying;
   std::uint64_t clock = 1000;
+  std::uint64_t gpu_waits = 0;
+  unsigned launches = 0;
   for (const std::uint64_t gap : between) {
     while (mode.next_aside_launch() == stream_mode::aside_step::direct) {
     }
     clock += 1000000;  // the burst's first gap is since the last burst: never timed
     for (bool more = true; more;) {
       if (mode.times_probes()) mode.probe_began(clock);
-      EXPECT_FALSE(mode.probed(writes_buffer(0x1000), false, may_relay, device != nullptr ? *device : relay_record{}));
+      EXPECT_FALSE(mode.probed(writes_buffer(0x1000), false, may_relay, device != nullptr ? *device : relay_record{},
+                               gpu_waits));
       if (mode.times_probes()) mode.probe_ended(clock += inside);
+      if (wait_every != 0 && ++launches % wait_every == 0) ++gpu_waits;
       clock += gap;
       more = mode.next_aside_launch() == stream_mode::aside_step::probe;
     }
@@ -263,6 +269,30 @@ TEST(stream_mode_policy, a_probe_relays_a_stream_whose_program_is_busy_between_l
   const std::uint64_t most = relay_policy().relay_gap_max_ns;
   stream_mode sparse(relay_policy());
   EXPECT_EQ(relay_after_bursts(sparse, {most, most + 1, 12000}), (std::vector<bool>{true, false, true}));
+}
+
+// [relay] A probe whose program waits for the GPU (a synchronize) at least once per
+// relay_waits_per launches starts no relay, however busy its gaps: each wait would wait for acs's
+// thread too (radixSortThrust: a sync or two per launch). One wait per relay_waits_per launches or
+// fewer still relays; and a relaying stream whose program starts waiting that often stops at the
+// next probe's end.
+TEST(stream_mode_policy, a_probe_starts_no_relay_where_the_program_waits_for_its_launches) {
+  const stream_mode_policy p = relay_policy();
+  ASSERT_EQ(p.relay_waits_per, 4u);
+  for (const unsigned every : {1u, 2u, 3u}) {
+    stream_mode mode(p);
+    EXPECT_EQ(relay_after_bursts(mode, {12000, 12000}, true, 3000, nullptr, every), (std::vector<bool>{false, false}))
+        << "a wait after every " << every << " launches";
+  }
+  for (const unsigned every : {5u, 8u, 0u}) {
+    stream_mode mode(p);
+    EXPECT_EQ(relay_after_bursts(mode, {12000, 12000}, true, 3000, nullptr, every), (std::vector<bool>{true, true}))
+        << "a wait after every " << every << " launches";
+  }
+  // Relaying, then waiting after each launch: stops at the next probe's end.
+  stream_mode mode(p);
+  EXPECT_EQ(relay_after_bursts(mode, {12000}), (std::vector<bool>{true}));
+  EXPECT_EQ(relay_after_bursts(mode, {12000}, true, 3000, nullptr, 1), (std::vector<bool>{false}));
 }
 
 // [relay] A relaying stream keeps relaying only where the program seldom waits for a relayed
