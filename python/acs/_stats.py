@@ -33,6 +33,9 @@ SECTIONS = [
         ("probes_busy", "independent probed launches onto a stream with work pending"),
         ("probes_idle", "independent probed launches onto an idle stream (ACS_PROBE_BACKLOG)"),
         ("probes_launch_bound", "of those, while the host was launch-bound (count with ACS_GRAPH=auto)"),
+        ("probe_pauses", "probe pauses: the kernel's code still being read on acs's thread"),
+        ("probe_code_waits", "probed launches that read their kernel's layout themselves"),
+        ("probe_code_wait_us", "  µs that took on the program's thread"),
     ]),
     ("Issuing threads", [
         ("deferred", "launches issued by acs's threads"),
