@@ -12,10 +12,10 @@ R=$OUT/r; mkdir -p $R
 TAG=/radix MODES="native acs before noprobe" ROUNDS=12 timeout 100 bash docs/results/runs/2026-12-07-twentyfourth/radix_iters.sh 2>&1 | head -30
 export ACS_LIB=$PWD/build-gpu/interpose/libacs.so ACS_REAL_CPUS=2-9 ACS_REAL_ESTIMATOR=median
 BEFORE=before:LD_PRELOAD=$PWD/.carry/libacs_before.so
-ACS_REAL_HARD=120 timeout 125 scripts/bench_real.sh --out $R/samples --budget 115 --reps 3 --modes native,acs \
+ACS_REAL_HARD=105 timeout 110 scripts/bench_real.sh --out $R/samples --budget 100 --reps 3 --modes native,acs \
   --mode $BEFORE --only '^(?!torch$|jax|cupy|warp)' > $R/samples.log 2>&1
 python3 benchmarks/real/paired_ratios.py $R/samples/real_programs.json --base native --modes acs,before 2>&1 | tail -20
-ACS_REAL_HARD=170 timeout 175 scripts/bench_real.sh --out $R/torch --budget 165 --reps 3 --no-warmup \
+ACS_REAL_HARD=130 timeout 135 scripts/bench_real.sh --out $R/torch --budget 125 --reps 3 --no-warmup \
   --modes native,acs --only '^torch$' > $R/torch.log 2>&1
 python3 benchmarks/real/paired_ratios.py $R/torch/real_programs.json --base native --modes acs 2>&1 | tail -20
 sed 's/: acs-stats:.* relayed=\([0-9]*\).* relay_waits=\([0-9]*\).*/: relayed=\1 relay_waits=\2/' $R/torch/real_programs_stats.txt | head -20
