@@ -17,13 +17,13 @@ MODES=${MODES:-native acs noprobe norelay noptx inline}  # before: the library b
 ROUNDS=${ROUNDS:-15}
 for ((i = 0; i < ROUNDS; i++)); do
   for m in $MODES; do
-    env ${ENV[$m]} taskset -c 2-9 $BIN > $R/$m.$i.out 2> $R/$m.$i.err
+    env ${ENV[$m]} taskset -c ${CPUS:-2-9} $BIN > $R/$m.$i.out 2> $R/$m.$i.err
   done
 done
 for ((i = 0; i < 6; i++)); do
-  env LD_PRELOAD=$LIB ACS_STATS_FILE=$R/acs_stats.txt taskset -c 2-9 $BIN > /dev/null 2> $R/stats.$i.err
+  env LD_PRELOAD=$LIB ACS_STATS_FILE=$R/acs_stats.txt taskset -c ${CPUS:-2-9} $BIN > /dev/null 2> $R/stats.$i.err
 done
-env LD_PRELOAD=$LIB ACS_STATS=1 ACS_LOG_LEVEL=debug taskset -c 2-9 $BIN 2>&1 | grep -v "cuGetProcAddress\|dlsym\|launch via" > $R/debug.txt
+env LD_PRELOAD=$LIB ACS_STATS=1 ACS_LOG_LEVEL=debug taskset -c ${CPUS:-2-9} $BIN 2>&1 | grep -v "cuGetProcAddress\|dlsym\|launch via" > $R/debug.txt
 python3 - "$R" $MODES <<'PY'
 import glob, statistics, sys, os
 R = sys.argv[1]
