@@ -106,12 +106,12 @@ void peer_copy_done(default_stream stream_zero) noexcept;
 // stream_sync_begins first joins the stream's pool work into it.
 std::uint64_t stream_sync_begins(CUstream stream, default_stream stream_zero) noexcept;
 std::uint64_t device_sync_begins() noexcept;
+void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint64_t point) noexcept;
+void device_synchronized(std::uint64_t point) noexcept;
 
 /// @brief The program waits for the GPU on this thread (a stream, event or device synchronize):
 /// counted per thread, for the probes' relay verdict (stream_mode_policy::relay).
 void program_waits_for_gpu() noexcept;
-void stream_synchronized(CUstream stream, default_stream stream_zero, std::uint64_t point) noexcept;
-void device_synchronized(std::uint64_t point) noexcept;
 void stream_destroyed(CUstream stream) noexcept;
 
 // Stream capture began or ended (any thread), with the capture mode used.

@@ -276,7 +276,7 @@ bool work_ahead_pending() noexcept { return work_ahead.load(std::memory_order_ac
 bool layout_known(CUfunction function) noexcept { return sources().layouts.cached(function); }
 
 bool layout_ready(CUfunction function) noexcept {
-  return sources().layouts.cached(function) || !read_layout_ahead(function);
+  return layout_known(function) || !read_layout_ahead(function);
 }
 
 namespace {

@@ -179,7 +179,7 @@ bool stream_mode::probed(const access_set& footprint, bool stream_busy, bool may
       outcome.relay_gaps = relay_gaps_;
       outcome.relay_long_gaps = relay_long_gaps_;
       outcome.relaying = relaying_.load(std::memory_order_relaxed);
-      outcome.gpu_waits = gpu_waits >= probe_waits_mark_ ? gpu_waits - probe_waits_mark_ : 0;
+      outcome.gpu_waits = waits_since_mark(gpu_waits);
       outcome.counted = probe_counted_;
     }
   }
@@ -211,10 +211,9 @@ bool stream_mode::relay_verdict(bool may_relay, relay_record now, std::uint64_t 
     --relay_deaf_;
     return false;
   }
-  // The waits between the probe's first counted launch and this one, over the launches between
-  // (a count from another thread, lower than the mark, says nothing).
-  const std::uint64_t waits = gpu_waits >= probe_waits_mark_ ? gpu_waits - probe_waits_mark_ : 0;
-  if (probe_counted_ > 1 && waits * std::max(policy_.relay_waits_per, 1u) >= probe_counted_ - 1) return false;
+  // The waits between the probe's first counted launch and this one, over the launches between.
+  if (probe_counted_ > 1 && waits_since_mark(gpu_waits) * std::max(policy_.relay_waits_per, 1u) >= probe_counted_ - 1)
+    return false;
   // Decided anew by the gaps; a probe that timed none changes nothing.
   if (relay_gaps_ == 0) return was;
   const bool relays = 2 * relay_long_gaps_ >= relay_gaps_ && (was || relay_room(policy_.relay_cgroup_limit));

@@ -267,6 +267,11 @@ class alignas(64) stream_mode {
     std::uint64_t gpu_waits = 0;  // the program's waits for the GPU during the probe's last `counted` launches
     unsigned counted = 0;
   };
+  // The calling thread's waits for the GPU since the probe's mark (under locked_); a count lower
+  // than the mark, another thread's, says nothing: 0.
+  std::uint64_t waits_since_mark(std::uint64_t gpu_waits) const noexcept {
+    return gpu_waits >= probe_waits_mark_ ? gpu_waits - probe_waits_mark_ : 0;
+  }
   // ACS_RELAY at a probe's end (under locked_): whether the stream relays from now on.
   bool relay_verdict(bool may_relay, relay_record now, std::uint64_t gpu_waits) noexcept;
   // A relay is judged from `now` on (under locked_ and launches_): its mark, its countdown, and the
