@@ -32,6 +32,10 @@ struct graph_description {
   std::size_t node_count = 0;
   const graph_edge* edges = nullptr;
   std::size_t edge_count = 0;
+  // For graph_update: the nodes whose arguments changed (graph_changes), in increasing order;
+  // nullptr: any node may have changed, compare them all.
+  const std::uint32_t* changed = nullptr;
+  std::size_t changed_count = 0;
 };
 
 // A backend error code; 0 is success. For the real GPU it is the CUresult or
@@ -82,10 +86,22 @@ class backend {
     return status_not_supported;
   }
   // Sets the arguments of every node of `exec` to those of `graph`, which has exec's shape (the
-  // same identities and edges). Launches already made are not affected. On failure `exec` is
-  // unchanged, or unusable: the caller destroys it either way.
+  // same identities and edges); with `graph.changed`, only those nodes' (the others are known
+  // equal). Launches already made are not affected. On failure `exec` is unchanged, or unusable:
+  // the caller destroys it, or never launches it again (a relayed update's failure breaks the
+  // issue queue: docs/design.md §8.1, "Relayed graphs").
   virtual backend_status graph_update(graph_handle /*exec*/, const graph_description& /*graph*/) {
     return status_not_supported;
+  }
+  // On the caller's thread, before `exec` is updated to `graph`'s arguments (made at once, or
+  // relayed to an issuing thread): writes to `changed` the nodes whose arguments differ from those
+  // exec will have once every update made or queued before is applied, and records graph's as
+  // those; returns how many. So the thread that makes the update reads only the changed nodes'
+  // copies, and a replay with the same arguments leaves them in the caller's cache. The default:
+  // every node.
+  virtual std::size_t graph_changes(graph_handle /*exec*/, const graph_description& graph, std::uint32_t* changed) {
+    for (std::size_t i = 0; i < graph.node_count; ++i) changed[i] = static_cast<std::uint32_t>(i);
+    return graph.node_count;
   }
   // One launch of the whole graph, ordered on `stream` like a kernel, and after the previous
   // launch of the same executable (CUDA's rule).

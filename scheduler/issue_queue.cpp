@@ -171,12 +171,17 @@ backend_status issue_queue::execute(const command& c) noexcept {
 
 // A relayed graph (relay_graph): updated and launched; if either fails, nothing of it was
 // launched, and its kernels are launched one by one in their order, which the graph's edges only
-// relaxed. Its status: the update's or the launch's.
+// relaxed. Its status: the update's or the launch's. Once the queue is broken no graph is
+// launched: a failed update may have left an executable's nodes short of the arguments that the
+// application's thread, comparing ahead (graph_changes), took as set, so only the kernels
+// themselves are sure to run with theirs.
 backend_status issue_queue::replay_graph(const command& c, const graph_slot& slot) noexcept {
   const std::vector<const void*>& kernels = slot.kernels;
-  const backend_status status =
-      update_and_launch_graph(inner_, c.graph, {kernels.data(), kernels.size(), slot.edges, slot.edge_count}, c.stream);
-  if (status == 0) return 0;
+  graph_description graph{kernels.data(), kernels.size(), slot.edges, slot.edge_count};
+  if (slot.has_changed) graph.changed = slot.changed.data(), graph.changed_count = slot.changed.size();
+  const bool broken_before = broken();  // then no failure of its own
+  const backend_status status = broken_before ? 0 : update_and_launch_graph(inner_, c.graph, graph, c.stream);
+  if (status == 0 && !broken_before) return 0;
   for (const void* k : kernels) {
     deferred_.fetch_add(1, std::memory_order_relaxed);
     (void)inner_.launch_detached(k, c.stream);
@@ -309,7 +314,11 @@ backend_status issue_queue::relay(const void* detached, stream_handle stream) {
 }
 
 backend_status issue_queue::relay_graph(graph_handle exec, const graph_description& graph, stream_handle stream) {
-  if (broken() || issue_here(0)) {
+  if (broken()) {  // no graph once broken (replay_graph): the caller's kernels go on without it
+    settle_relayed();
+    return 1;
+  }
+  if (issue_here(0)) {
     settle_relayed();
     return update_and_launch_graph(inner_, exec, graph, stream);
   }
@@ -317,6 +326,8 @@ backend_status issue_queue::relay_graph(graph_handle exec, const graph_descripti
   if (l.graph_slots.empty()) l.graph_slots.resize(l.ring.size());  // may throw: nothing queued yet
   graph_slot& slot = l.graph_slots[room(l) % l.ring.size()];  // lane 0 is done with it
   slot.kernels.assign(graph.kernels, graph.kernels + graph.node_count);  // may throw too
+  slot.has_changed = graph.changed != nullptr;
+  if (slot.has_changed) slot.changed.assign(graph.changed, graph.changed + graph.changed_count);
   slot.edges = graph.edges;
   slot.edge_count = graph.edge_count;
   command c{op::graph, stream};

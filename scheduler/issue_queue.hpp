@@ -109,6 +109,11 @@ class issue_queue final : public backend {
   bool identify(const void* kernel, kernel_identity* out) override { return inner_.identify(kernel, out); }
   backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
   backend_status graph_update(graph_handle exec, const graph_description& graph) override;
+  // Not drained: an update given its list of changed nodes, queued or made, never reads what this
+  // compares and writes (the executable's last arguments: cuda_graphs.cpp).
+  std::size_t graph_changes(graph_handle exec, const graph_description& graph, std::uint32_t* changed) override {
+    return inner_.graph_changes(exec, graph, changed);
+  }
   backend_status graph_launch(graph_handle exec, stream_handle stream) override;
   void graph_destroy(graph_handle exec) noexcept override;
   void release_detached(const void* kernel) noexcept override { inner_.release_detached(kernel); }
@@ -184,6 +189,8 @@ class issue_queue final : public backend {
 
   struct graph_slot {
     std::vector<const void*> kernels;
+    std::vector<std::uint32_t> changed;  // graph_description::changed, when given (has_changed)
+    bool has_changed = false;
     const graph_edge* edges = nullptr;
     std::size_t edge_count = 0;
   };

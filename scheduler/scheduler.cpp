@@ -293,6 +293,9 @@ struct scheduler::segment_sink final : segment_replay::sink {
   }
   backend_status launch_graph(const virtual_stream& s, graph_handle exec, const graph_description& graph,
                               bool may_relay) override {
+    // A relayed update that failed may have left an executable short of arguments that graph_changes
+    // took as set: once the queue broke, no graph is launched (issue_queue::replay_graph).
+    if (st.queue != nullptr && st.queue->broken()) st.fail();
     if (st.broken) return 1;
     st.before_direct_work(s);
     if (st.broken) return 1;
@@ -301,18 +304,29 @@ struct scheduler::segment_sink final : segment_replay::sink {
     return status;
   }
   // By issuing thread 0 where graphs are relayed and the program goes on launching; else here
-  // (the queue's graph calls drain it).
+  // (the queue's graph calls drain it). The changed nodes are found here, on the application's
+  // thread, which has just written the kernels' copies: thread 0 then reads only those it sets
+  // (a replay with the same arguments left the copies' cache lines to the thread reusing them).
   backend_status update_and_launch(const virtual_stream& s, graph_handle exec, const graph_description& graph,
                                    bool may_relay) {
+    try {
+      if (changed.size() < graph.node_count) changed.resize(graph.node_count);
+    } catch (...) {  // no room for the list: compared by the update, made here
+      return update_and_launch_graph(st.gpu, exec, graph, s.handle);
+    }
+    graph_description listed = graph;
+    listed.changed = changed.data();
+    listed.changed_count = st.gpu.graph_changes(exec, graph, changed.data());
     if (may_relay && st.queue != nullptr && st.config.graph_relay) {
       try {
-        return st.queue->relay_graph(exec, graph, s.handle);
+        return st.queue->relay_graph(exec, listed, s.handle);
       } catch (...) {  // no room for its kernels' list: made here
       }
     }
-    return update_and_launch_graph(st.gpu, exec, graph, s.handle);
+    return update_and_launch_graph(st.gpu, exec, listed, s.handle);
   }
   state& st;
+  std::vector<std::uint32_t> changed;  // update_and_launch's list, reused
 };
 
 scheduler::scheduler(backend& gpu, scheduler_config config)

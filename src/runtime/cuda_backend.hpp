@@ -77,11 +77,12 @@ class cuda_backend final : public backend {
   // (gpu.graph_replay.*), its speed unmeasured; reached only with ACS_GRAPH=auto. Nodes are
   // detached launches (so never one with launch attributes or `extra`), identified by function,
   // grid, block and shared memory size; an update sets the arguments of the nodes whose values
-  // changed.
+  // changed (compared by graph_changes on the thread that queues the update, or by graph_update).
   bool describe(const void* kernel, kernel_identity* out) override;
   bool identify(const void* kernel, kernel_identity* out) override;  // of a pending_launch
   backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
   backend_status graph_update(graph_handle exec, const graph_description& graph) override;
+  std::size_t graph_changes(graph_handle exec, const graph_description& graph, std::uint32_t* changed) override;
   backend_status graph_launch(graph_handle exec, stream_handle stream) override;
   void graph_destroy(graph_handle exec) noexcept override;
   void release_detached(const void* kernel) noexcept override;

@@ -16,7 +16,10 @@ namespace acs {
 namespace {
 
 // An executable with what its updates need: its nodes, and the argument bytes each was last
-// given (an update skips the nodes whose values did not change).
+// given (an update skips the nodes whose values did not change). `values` is read and written only
+// by the thread that compares (graph_changes, or graph_update without a list); an update given a
+// list reads only `nodes`, `functions` and the changed nodes' copies, so issuing thread 0 can make
+// it while the application's thread compares the next segment's arguments.
 struct cuda_graph {
   CUgraph graph = nullptr;
   CUgraphExec exec = nullptr;
@@ -134,19 +137,44 @@ backend_status cuda_backend::graph_update(graph_handle exec, const graph_descrip
   ACS_STAGE(graph_find);
   auto& g = *reinterpret_cast<cuda_graph*>(exec);
   if (graph.node_count != g.nodes.size()) return CUDA_ERROR_INVALID_VALUE;
-  for (std::size_t i = 0; i < graph.node_count; ++i) {
+  const bool listed = graph.changed != nullptr;
+  const std::size_t count = listed ? graph.changed_count : graph.node_count;
+  for (std::size_t j = 0; j < count; ++j) {
+    const std::size_t i = listed ? graph.changed[j] : j;
+    if (i >= graph.node_count) return CUDA_ERROR_INVALID_VALUE;
     const detached_launch& d = launch_of(graph.kernels[i]);
-    if (d.values == g.values[i]) continue;  // unchanged: the cheapest replay
+    if (!listed && d.values == g.values[i]) continue;  // unchanged: the cheapest replay
     const CUDA_KERNEL_NODE_PARAMS_v2 p = node_params(d, g.functions[i]);  // same shape: same kernel
     if (const CUresult r = cuda_.cuGraphExecKernelNodeSetParams_(g.exec, g.nodes[i], &p); r != CUDA_SUCCESS) {
       log::print_once(log_level::warn, "graph:update",
                       "graph replay: updating a graph failed (CUresult {}); it is built again", static_cast<int>(r));
       return r;
     }
-    g.values[i] = d.values;
+    if (!listed) g.values[i] = d.values;
   }
   ACS_STAGE(graph_update);
   return CUDA_SUCCESS;
+}
+
+std::size_t cuda_backend::graph_changes(graph_handle exec, const graph_description& graph, std::uint32_t* changed) {
+  auto& g = *reinterpret_cast<cuda_graph*>(exec);
+  std::size_t n = 0;
+  const bool same_shape = graph.node_count == g.values.size();  // else graph_update refuses it
+  for (std::size_t i = 0; i < graph.node_count; ++i) {
+    if (same_shape) {
+      const detached_launch& d = launch_of(graph.kernels[i]);
+      if (d.values == g.values[i]) continue;
+      try {
+        g.values[i] = d.values;  // the same kernel's: no allocation, unless its size differed
+      } catch (...) {             // then any node may be out of date: every node is set
+        g.values[i].clear();      // and compares unequal next time
+        for (n = 0; n < graph.node_count; ++n) changed[n] = static_cast<std::uint32_t>(n);
+        return n;
+      }
+    }
+    changed[n++] = static_cast<std::uint32_t>(i);
+  }
+  return n;
 }
 
 backend_status cuda_backend::graph_launch(graph_handle exec, stream_handle stream) {

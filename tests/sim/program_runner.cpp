@@ -61,6 +61,7 @@ class runner {
     for (const auto& acs : acs_) out_.stats += acs->stats();
     for (const std::string& m : sim_.misuses()) out_.failures.push_back("per-device scheduler: " + m);
     out_.context_failed = sim_.faulted();
+    out_.graphs = sim_.graph_counts();
     // The faulting kernel's launch was accepted, so it must have run (and the failure come back).
     if (fault_launched_ && !out_.context_failed) out_.failures.push_back("the faulting kernel was accepted but never ran");
     if (sim_.deadlocked()) out_.failures.push_back("deadlock: " + sim_.deadlock_report());

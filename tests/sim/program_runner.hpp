@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "random_program.hpp"
+#include "sim_graph.hpp"
 #include "scheduler/scheduler.hpp"
 
 namespace acs::sim {
@@ -25,6 +26,7 @@ struct program_outcome {
   std::vector<value> memory;          // after a final device sync
   std::vector<value> host_reads;      // in program order
   scheduler_stats stats;              // through_acs only
+  sim_graph_counts graphs;            // the simulated device's graph calls
 };
 
 program_outcome run_program(const program& p, execution how);

@@ -76,6 +76,7 @@ struct kernel {
   // Non-zero: the kernel cannot finish before a run of kernel `waits_for` has finished (it
   // spins on a flag that kernel sets); it runs at least `duration` all the same.
   std::uint64_t waits_for = 0;
+  bool operator==(const kernel&) const = default;
 };
 
 struct device_config {
@@ -139,6 +140,7 @@ class sim_device final : public backend {
   bool identify(const void* kernel, kernel_identity* out) override { return describe(kernel, out); }
   backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
   backend_status graph_update(graph_handle exec, const graph_description& graph) override;
+  std::size_t graph_changes(graph_handle exec, const graph_description& graph, std::uint32_t* changed) override;
   backend_status graph_launch(graph_handle exec, stream_handle stream) override;
   void graph_destroy(graph_handle exec) noexcept override;
   void release_detached(const void* kernel) noexcept override;
@@ -377,6 +379,7 @@ class sim_device::device_backend final : public backend {
   bool identify(const void* kernel, kernel_identity* out) override { return describe(kernel, out); }
   backend_status graph_instantiate(const graph_description& graph, graph_handle* out) override;
   backend_status graph_update(graph_handle exec, const graph_description& graph) override;
+  std::size_t graph_changes(graph_handle exec, const graph_description& graph, std::uint32_t* changed) override;
   backend_status graph_launch(graph_handle exec, stream_handle stream) override;
   void graph_destroy(graph_handle exec) noexcept override;
   void release_detached(const void* kernel) noexcept override;

@@ -113,6 +113,11 @@ backend_status sim_device::device_backend::graph_update(graph_handle exec, const
   return sim_.graph_update(exec, graph);
 }
 
+std::size_t sim_device::device_backend::graph_changes(graph_handle exec, const graph_description& graph,
+                                                      std::uint32_t* changed) {
+  return sim_.graph_changes(exec, graph, changed);
+}
+
 backend_status sim_device::device_backend::graph_launch(graph_handle exec, stream_handle stream) {
   return own("graph_launch", stream, 0) ? sim_.graph_launch(exec, stream) : status_invalid_handle;
 }

@@ -32,6 +32,7 @@ backend_status sim_device::graph_instantiate(const graph_description& graph, gra
       return status_invalid_value;
     }
     g.nodes.push_back(new kernel(*k));
+    g.given.push_back(*k);
     g.lanes.push_back(add_stream(stream_kind::non_blocking, stream_origin::graph));
   }
   g.edges.assign(graph.edges, graph.edges + graph.edge_count);
@@ -53,13 +54,39 @@ backend_status sim_device::graph_update(graph_handle exec, const graph_descripti
     const auto* k = static_cast<const kernel*>(graph.kernels[i]);
     if (k == nullptr || !valid_cells(k->reads) || !valid_cells(k->writes)) return status_invalid_value;
   }
-  for (std::size_t i = 0; i < graph.node_count; ++i) {
+  // Given a list, only its nodes are set (as cuda_backend does): the others keep their kernels.
+  const std::size_t set = graph.changed != nullptr ? graph.changed_count : graph.node_count;
+  for (std::size_t j = 0; j < set; ++j) {
+    const std::size_t i = graph.changed != nullptr ? graph.changed[j] : j;
+    if (i >= graph.node_count) return status_invalid_value;
     delete g.nodes[i];
     g.nodes[i] = new kernel(*static_cast<const kernel*>(graph.kernels[i]));
   }
-  now_ += config_.api_cost / 4 * graph.node_count;
+  if (graph.changed != nullptr) {
+    graph_counts_.nodes_set += set;
+    graph_counts_.nodes_unchanged += graph.node_count - set;
+  }
+  now_ += config_.api_cost / 4 * set;
   ++graph_counts_.updated;
   return 0;
+}
+
+std::size_t sim_device::graph_changes(graph_handle exec, const graph_description& graph, std::uint32_t* changed) {
+  std::lock_guard lock(mutex_);
+  std::size_t n = 0;
+  if (exec == 0 || exec > graphs_.size() || graphs_[exec - 1].destroyed ||
+      graphs_[exec - 1].given.size() != graph.node_count) {  // graph_update refuses it: any list will do
+    for (std::size_t i = 0; i < graph.node_count; ++i) changed[n++] = static_cast<std::uint32_t>(i);
+    return n;
+  }
+  std::vector<kernel>& given = graphs_[exec - 1].given;
+  for (std::size_t i = 0; i < graph.node_count; ++i) {
+    const auto* k = static_cast<const kernel*>(graph.kernels[i]);
+    if (k != nullptr && *k == given[i]) continue;
+    if (k != nullptr) given[i] = *k;
+    changed[n++] = static_cast<std::uint32_t>(i);
+  }
+  return n;
 }
 
 // The start marker on `stream`, every node on its lane after the marker and its edges, and the

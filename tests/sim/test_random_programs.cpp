@@ -42,9 +42,12 @@ struct tally {
   std::uint64_t spinners = 0;       // kernels that spin until another stream's kernel has run
   std::uint64_t prioritised = 0;    // programs with streams of several priorities
   scheduler_stats stats;
+  std::uint64_t nodes_set = 0, nodes_unchanged = 0;  // by graph updates given their changed nodes
 
   void add(const program& p, const program_outcome& out) {
     ++programs;
+    nodes_set += out.graphs.nodes_set;
+    nodes_unchanged += out.graphs.nodes_unchanged;
     steps += p.steps.size();
     with_failures +=
         std::any_of(p.steps.begin(), p.steps.end(), [](const program_step& s) { return s.failure; });
@@ -326,16 +329,20 @@ TEST(random_programs, launch_segment_replay_matches_serial_execution) {
   });
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("[ random   ] %llu programs with launch segments, %llu kernels: %llu graphs built, %llu graph "
-              "launches (%llu updated in place, %llu relayed to an issuing thread), %llu evictions, %llu held "
-              "segments released; %llu failed\n",
+              "launches (%llu updated in place: %llu nodes set, %llu unchanged; %llu relayed to an issuing thread), "
+              "%llu evictions, %llu held segments released; %llu failed\n",
               n(t.programs), n(t.stats.kernels), n(graphs.graphs_built), n(graphs.graph_replays),
-              n(graphs.graph_updates), n(graphs.graph_relayed), n(graphs.graph_evictions),
-              n(graphs.graph_call_by_call), n(t.failed));
+              n(graphs.graph_updates), n(t.nodes_set), n(t.nodes_unchanged), n(graphs.graph_relayed),
+              n(graphs.graph_evictions), n(graphs.graph_call_by_call), n(t.failed));
   EXPECT_EQ(t.failed, 0u);
   EXPECT_GT(graphs.graph_replays, count / 10) << "graphs were rarely launched: the mode was not exercised";
   EXPECT_GT(graphs.graph_updates, 0u);
   EXPECT_GT(graphs.graph_evictions, 0u);
   EXPECT_GT(graphs.graph_relayed, count / 100) << "graphs were rarely relayed: relay_graph was not exercised";
+  // Updates name their changed nodes (graph_changes): both kinds of node must occur, so that a node
+  // the list missed would run its old kernel and differ from serial execution.
+  EXPECT_GT(t.nodes_set, 0u);
+  EXPECT_GT(t.nodes_unchanged, 0u);
 }
 
 // The same with launches of streams acs stepped aside from (launch_in_order, ACS_GRAPH_ASIDE):

@@ -82,9 +82,12 @@ class slow_backend final : public backend {
     return fail_detached;
   }
   // Graph replay (relay_graph): the update names each kernel's value, the launch its stream.
+  // Given a list of changed nodes, only those are noted.
   backend_status graph_update(graph_handle exec, const graph_description& g) override {
-    for (std::size_t i = 0; i < g.node_count; ++i) note("update", exec, *static_cast<const int*>(g.kernels[i]));
-    return fail_update;
+    const std::size_t n = g.changed != nullptr ? g.changed_count : g.node_count;
+    for (std::size_t j = 0; j < n; ++j)
+      note("update", exec, *static_cast<const int*>(g.kernels[g.changed != nullptr ? g.changed[j] : j]));
+    return exec == fail_update_of ? 1 : fail_update;
   }
   backend_status graph_launch(graph_handle exec, stream_handle s) override {
     std::this_thread::sleep_for(relayed_latency);
@@ -96,6 +99,7 @@ class slow_backend final : public backend {
     note("release", *k, 0);
   }
   backend_status fail_update = 0, fail_graph_launch = 0;
+  graph_handle fail_update_of = 0;  // this executable's updates fail
   void issuing_thread_started() noexcept override { note("started", 0, 0); }
   void destroy_stream(stream_handle s) noexcept override { note("destroy_stream", s, 0); }
   void destroy_event(event_handle e) noexcept override { note("destroy_event", e, 0); }
@@ -316,6 +320,59 @@ TEST(issue_queue, a_relayed_graph_that_fails_has_its_kernels_launched_in_order_i
   EXPECT_EQ(launches, (std::vector<std::string>{"2@7", "4@7", "6@7", "8@7"}));
   EXPECT_TRUE(q.broken());
   EXPECT_EQ(q.stats().failures, 1u);
+}
+
+// [relay] A relayed graph given its changed nodes (graph_changes, found on the caller's thread) has
+// only those set by lane 0; every kernel is still released after the launch.
+TEST(issue_queue, a_relayed_graph_sets_only_the_nodes_its_list_names) {
+  slow_backend gpu;
+  issue_queue q(gpu, 1, 1024, false);
+  constexpr graph_handle exec = 42;
+  const int k2 = 2, k4 = 4, k6 = 6;
+  const void* nodes[] = {q.detach(&k2), q.detach(&k4), q.detach(&k6)};
+  const std::uint32_t changed[] = {1};
+  graph_description g{nodes, 3, nullptr, 0};
+  g.changed = changed;
+  g.changed_count = 1;
+  ASSERT_EQ(q.relay_graph(exec, g, app_stream), 0);
+  q.drain();
+  std::vector<std::string> order;
+  for (const call& c : gpu.calls())
+    if (c.what != "started") order.push_back(c.what + " " + std::to_string(c.a) + "@" + std::to_string(c.b));
+  EXPECT_EQ(order, (std::vector<std::string>{"update 42@4", "graph_launch 42@7", "release 2@0", "release 4@0",
+                                              "release 6@0"}));
+}
+
+// [relay] Once the queue broke, no graph is launched: a failed update may have left an executable
+// without arguments that the caller's comparison (graph_changes) took as set. A graph queued
+// before the failure has its kernels launched one by one, in order; one relayed after it is
+// refused at once (non-zero, nothing launched, the kernels still the caller's).
+TEST(issue_queue, no_graph_is_launched_once_the_queue_broke) {
+  slow_backend gpu;
+  gpu.relayed_latency = std::chrono::microseconds(500);
+  gpu.fail_update_of = 42;  // the second graph's update would succeed: only the broken queue stops it
+  issue_queue q(gpu, 1, 1024, false);
+  const int k2 = 2, k4 = 4, k6 = 6, k8 = 8;
+  const void* first[] = {q.detach(&k2), q.detach(&k4)};
+  ASSERT_EQ(q.relay(q.detach(&k8), app_stream), 0);  // the lane sleeps 500 µs in it
+  ASSERT_EQ(q.relay_graph(42, {first, 2, nullptr, 0}, app_stream), 0);
+  const void* second[] = {q.detach(&k6), q.detach(&k8)};
+  ASSERT_FALSE(q.broken()) << "the lane was still in its first launch";
+  ASSERT_EQ(q.relay_graph(43, {second, 2, nullptr, 0}, app_stream), 0);
+  q.drain();
+  ASSERT_TRUE(q.broken());
+  std::vector<std::string> order;
+  for (const call& c : gpu.calls())
+    if (c.what == "launch" || c.what == "update" || c.what == "graph_launch")
+      order.push_back(c.what + " " + std::to_string(c.a) + "@" + std::to_string(c.b));
+  EXPECT_EQ(order, (std::vector<std::string>{"launch 8@7", "update 42@2", "update 42@4", "launch 2@7", "launch 4@7",
+                                              "launch 6@7", "launch 8@7"}));
+  EXPECT_EQ(q.stats().failures, 1u);
+  const std::size_t before = gpu.calls().size();
+  const void* third[] = {q.detach(&k2), q.detach(&k4)};
+  EXPECT_NE(q.relay_graph(44, {third, 2, nullptr, 0}, app_stream), 0);
+  EXPECT_EQ(gpu.calls().size(), before);
+  for (const void* k : third) q.release_detached(k);  // still the caller's
 }
 
 // [relay] With lane 0 asleep and nothing queued, a relayed graph is made by the caller; a failure
