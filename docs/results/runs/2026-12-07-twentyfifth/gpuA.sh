@@ -8,12 +8,7 @@
 set -u
 T=${1:-570}
 cd "$(dirname "$0")/../../../.."
-R=$OUT/r; mkdir -p $R; t0=$(date +%s)
-[[ -f build-gpu/interpose/libacs.so ]] ||
-  { rm -rf build-gpu build-stage && scripts/carry_build.sh unpack .carry/build-gpu.tgz > $R/unpack.log 2>&1; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-D=docs/results/runs/2026-12-07-twentyfifth
-source $D/host_check.sh
+source docs/results/runs/2026-12-07-twentyfifth/prelude.sh
 if (( SLOW > 8 )); then echo "gpuA.sh: the host is slow: nothing measured"; cd $OUT && tar czf r.tgz r && rm -rf r; exit 0; fi
 TAG=/radix MODES="native acs noprobe" ROUNDS=8 timeout 60 bash docs/results/runs/2026-12-07-twentyfourth/radix_iters.sh 2>&1 | head -12
 ROUNDS=3 BEFORE=$PWD/.carry/libacs_head.so timeout 100 taskset -c $CPUS scripts/replay_overhead.sh build-gpu > $R/ro64.txt 2>&1; cat $R/ro64.txt

@@ -5,12 +5,7 @@
 set -u
 T=${1:-570}
 cd "$(dirname "$0")/../../../.."
-R=$OUT/r; mkdir -p $R; t0=$(date +%s)
-[[ -f build-gpu/interpose/libacs.so ]] ||
-  { rm -rf build-gpu build-stage && scripts/carry_build.sh unpack .carry/build-gpu.tgz > $R/unpack.log 2>&1; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-D=docs/results/runs/2026-12-07-twentyfifth
-source $D/host_check.sh
+source docs/results/runs/2026-12-07-twentyfifth/prelude.sh
 export ACS_LIB=$PWD/build-gpu/interpose/libacs.so ACS_REAL_CPUS=$CPUS ACS_REAL_ESTIMATOR=median
 if (( SLOW <= 8 )); then
   ACS_REAL_HARD=300 timeout 305 scripts/bench_real.sh --out $R/torch --budget 296 --reps 3 \
