@@ -32,8 +32,9 @@ struct graph_description {
   std::size_t node_count = 0;
   const graph_edge* edges = nullptr;
   std::size_t edge_count = 0;
-  // For graph_update: the nodes whose arguments changed (graph_changes), in increasing order;
-  // nullptr: any node may have changed, compare them all.
+  // For graph_update, where `listed`: the nodes whose arguments changed (graph_changes), in
+  // increasing order, maybe none; else any node may have changed: compare them all.
+  bool listed = false;
   const std::uint32_t* changed = nullptr;
   std::size_t changed_count = 0;
 };
@@ -86,7 +87,7 @@ class backend {
     return status_not_supported;
   }
   // Sets the arguments of every node of `exec` to those of `graph`, which has exec's shape (the
-  // same identities and edges); with `graph.changed`, only those nodes' (the others are known
+  // same identities and edges); where `graph.listed`, only the changed nodes' (the others are known
   // equal). Launches already made are not affected. On failure `exec` is unchanged, or unusable:
   // the caller destroys it, or never launches it again (a relayed update's failure breaks the
   // issue queue: docs/design.md §8.1, "Relayed graphs").

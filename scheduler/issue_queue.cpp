@@ -178,7 +178,9 @@ backend_status issue_queue::execute(const command& c) noexcept {
 backend_status issue_queue::replay_graph(const command& c, const graph_slot& slot) noexcept {
   const std::vector<const void*>& kernels = slot.kernels;
   graph_description graph{kernels.data(), kernels.size(), slot.edges, slot.edge_count};
-  if (slot.has_changed) graph.changed = slot.changed.data(), graph.changed_count = slot.changed.size();
+  graph.listed = slot.listed;
+  graph.changed = slot.changed.data();
+  graph.changed_count = slot.changed.size();
   const bool broken_before = broken();  // then no failure of its own
   const backend_status status = broken_before ? 0 : update_and_launch_graph(inner_, c.graph, graph, c.stream);
   if (status == 0 && !broken_before) return 0;
@@ -326,8 +328,8 @@ backend_status issue_queue::relay_graph(graph_handle exec, const graph_descripti
   if (l.graph_slots.empty()) l.graph_slots.resize(l.ring.size());  // may throw: nothing queued yet
   graph_slot& slot = l.graph_slots[room(l) % l.ring.size()];  // lane 0 is done with it
   slot.kernels.assign(graph.kernels, graph.kernels + graph.node_count);  // may throw too
-  slot.has_changed = graph.changed != nullptr;
-  if (slot.has_changed) slot.changed.assign(graph.changed, graph.changed + graph.changed_count);
+  slot.listed = graph.listed;
+  slot.changed.assign(graph.changed, graph.changed + (graph.listed ? graph.changed_count : 0));
   slot.edges = graph.edges;
   slot.edge_count = graph.edge_count;
   command c{op::graph, stream};

@@ -189,8 +189,8 @@ class issue_queue final : public backend {
 
   struct graph_slot {
     std::vector<const void*> kernels;
-    std::vector<std::uint32_t> changed;  // graph_description::changed, when given (has_changed)
-    bool has_changed = false;
+    bool listed = false;                 // graph_description::listed, and its changed nodes
+    std::vector<std::uint32_t> changed;
     const graph_edge* edges = nullptr;
     std::size_t edge_count = 0;
   };

@@ -315,6 +315,7 @@ struct scheduler::segment_sink final : segment_replay::sink {
       return update_and_launch_graph(st.gpu, exec, graph, s.handle);
     }
     graph_description listed = graph;
+    listed.listed = true;
     listed.changed = changed.data();
     listed.changed_count = st.gpu.graph_changes(exec, graph, changed.data());
     if (may_relay && st.queue != nullptr && st.config.graph_relay) {

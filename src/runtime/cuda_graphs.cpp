@@ -137,7 +137,7 @@ backend_status cuda_backend::graph_update(graph_handle exec, const graph_descrip
   ACS_STAGE(graph_find);
   auto& g = *reinterpret_cast<cuda_graph*>(exec);
   if (graph.node_count != g.nodes.size()) return CUDA_ERROR_INVALID_VALUE;
-  const bool listed = graph.changed != nullptr;
+  const bool listed = graph.listed;
   const std::size_t count = listed ? graph.changed_count : graph.node_count;
   for (std::size_t j = 0; j < count; ++j) {
     const std::size_t i = listed ? graph.changed[j] : j;

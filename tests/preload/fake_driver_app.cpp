@@ -31,6 +31,12 @@
 //   threads_at_first_call     counts the process's threads before and after its first CUDA call
 //                             (cuInit): acs starts its background thread there, not inside the
 //                             launch whose probe first needs it (src/runtime/background.hpp)
+//   graph_arguments           60 bodies of 16 independent launches and a stream sync, kernel 3's
+//                             scalar argument changing every body from body 30: every kernel runs
+//                             with the arguments it was launched with (the fake's run digest);
+//                             with FAKE_EXPECT_GRAPHS=1 under acs (ACS_GRAPH=auto, FAKE_CUDA_GRAPHS=1,
+//                             ACS_GRAPH_KERNELS=8), replays also set no node while the arguments recur
+//                             and only the changed node where they change
 //   process_fork              15 times: a burst of launches, then fork(); the child finds every
 //                             launch issued, passes its own launch straight through, calls exit()
 //                             and is gone within 5 s, printing nothing (ACS_STATS=1 is set)
@@ -61,6 +67,7 @@ void fake_cuda_launches(std::uint64_t* seen, std::uint64_t* run);
 const char* fake_cuda_connections_at_init();
 std::size_t fake_cuda_call_count();
 std::uint64_t fake_cuda_proc_lookups();
+std::uint64_t fake_cuda_run_digest();
 int fake_cuda_call_at(std::size_t i, fake_call* out);
 }
 
@@ -151,6 +158,57 @@ int chain_replay() {
   }
   expect(succeeded == bursts * burst, "a launch failed");
   expect(launches_seen() == bursts * burst, "not every launch reached the driver exactly once");
+  return failures == 0 ? 0 : 1;
+}
+
+// The calls named `name` in the fake's log from index `from` on.
+std::size_t calls_named(const char* name, std::size_t from) {
+  std::size_t n = 0;
+  fake_call c{};
+  for (std::size_t i = from; i < fake_cuda_call_count(); ++i)
+    if (fake_cuda_call_at(i, &c) != 0 && std::strcmp(c.name, name) == 0) ++n;
+  return n;
+}
+
+int graph_arguments() {
+  program p;
+  constexpr int bodies = 60, per_body = 16, steady_from = 10, changes_from = 30;
+  std::uint64_t expected = 0;
+  std::size_t steady = 0, changing = 0, end_of_steady = 0;
+  for (int body = 0; body < bodies; ++body) {
+    if (body == steady_from) steady = fake_cuda_call_count();
+    if (body == changes_from) end_of_steady = fake_cuda_call_count();
+    if (body == changes_from + 1) changing = fake_cuda_call_count();  // after the first change
+    for (int k = 0; k < per_body; ++k) {
+      CUdeviceptr buffer = p.buffers[k % 8];
+      std::uint64_t scalar = k == 3 && body >= changes_from ? 1000 + body : k;  // never an address
+      void* params[] = {&buffer, &scalar};
+      // The body's second half on two blocks: its segment has a key (and an executable) of its own.
+      const unsigned grid = k < per_body / 2 ? 1 : 2;
+      expect(cuLaunchKernel(p.function, grid, 1, 1, 32, 1, 1, 0, p.stream, params, nullptr) == CUDA_SUCCESS,
+             "cuLaunchKernel");
+      expected += fake_kernel_digest(p.function, buffer, scalar);
+    }
+    expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
+  }
+  expect(launches_run() == bodies * per_body, "not every launch ran exactly once");
+  expect(fake_cuda_run_digest() == expected, "a kernel ran with other arguments than it was launched with");
+  const std::size_t steady_graphs = calls_named("cuGraphLaunch", steady) - calls_named("cuGraphLaunch", end_of_steady);
+  const std::size_t steady_sets = calls_named("cuGraphExecKernelNodeSetParams", steady) -
+                                  calls_named("cuGraphExecKernelNodeSetParams", end_of_steady);
+  const std::size_t changing_graphs = calls_named("cuGraphLaunch", changing);
+  const std::size_t changing_sets = calls_named("cuGraphExecKernelNodeSetParams", changing);
+  std::printf("graph launches %zu with %zu nodes set while the arguments recur; %zu with %zu while one changes\n",
+              steady_graphs, steady_sets, changing_graphs, changing_sets);
+  if (std::getenv("FAKE_EXPECT_GRAPHS") != nullptr && std::getenv("LD_PRELOAD") != nullptr) {
+    expect(steady_graphs > 0 && changing_graphs > 0, "the bodies were not replayed as graphs");
+    expect(steady_sets == 0, "a node was set although its arguments recurred");
+    // One segment of each body holds kernel 3: one node set per body, at most (fewer where the idle
+    // flush of a loaded machine sent a segment call by call).
+    expect(changing_sets > 0 && changing_sets <= static_cast<std::size_t>(bodies - changes_from - 1) &&
+               changing_sets <= changing_graphs,
+           "the changed node was not set once per replay of its segment, or other nodes were set too");
+  }
   return failures == 0 ? 0 : 1;
 }
 
@@ -559,6 +617,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "deferred_error_sticky") == 0) return sticky(false);
   if (std::strcmp(mode, "deferred_error_sticky_chain") == 0) return sticky(true);
   if (std::strcmp(mode, "chain_replay") == 0) return chain_replay();
+  if (std::strcmp(mode, "graph_arguments") == 0) return graph_arguments();
   if (std::strcmp(mode, "deferred_error_fault") == 0) return fault();
   if (std::strcmp(mode, "deferred_error_attribute") == 0) return attribute();
   if (std::strcmp(mode, "process_fork") == 0) return process_fork();

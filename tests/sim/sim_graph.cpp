@@ -55,14 +55,14 @@ backend_status sim_device::graph_update(graph_handle exec, const graph_descripti
     if (k == nullptr || !valid_cells(k->reads) || !valid_cells(k->writes)) return status_invalid_value;
   }
   // Given a list, only its nodes are set (as cuda_backend does): the others keep their kernels.
-  const std::size_t set = graph.changed != nullptr ? graph.changed_count : graph.node_count;
+  const std::size_t set = graph.listed ? graph.changed_count : graph.node_count;
   for (std::size_t j = 0; j < set; ++j) {
-    const std::size_t i = graph.changed != nullptr ? graph.changed[j] : j;
+    const std::size_t i = graph.listed ? graph.changed[j] : j;
     if (i >= graph.node_count) return status_invalid_value;
     delete g.nodes[i];
     g.nodes[i] = new kernel(*static_cast<const kernel*>(graph.kernels[i]));
   }
-  if (graph.changed != nullptr) {
+  if (graph.listed) {
     graph_counts_.nodes_set += set;
     graph_counts_.nodes_unchanged += graph.node_count - set;
   }

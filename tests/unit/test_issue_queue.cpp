@@ -84,9 +84,9 @@ class slow_backend final : public backend {
   // Graph replay (relay_graph): the update names each kernel's value, the launch its stream.
   // Given a list of changed nodes, only those are noted.
   backend_status graph_update(graph_handle exec, const graph_description& g) override {
-    const std::size_t n = g.changed != nullptr ? g.changed_count : g.node_count;
+    const std::size_t n = g.listed ? g.changed_count : g.node_count;
     for (std::size_t j = 0; j < n; ++j)
-      note("update", exec, *static_cast<const int*>(g.kernels[g.changed != nullptr ? g.changed[j] : j]));
+      note("update", exec, *static_cast<const int*>(g.kernels[g.listed ? g.changed[j] : j]));
     return exec == fail_update_of ? 1 : fail_update;
   }
   backend_status graph_launch(graph_handle exec, stream_handle s) override {
@@ -332,6 +332,7 @@ TEST(issue_queue, a_relayed_graph_sets_only_the_nodes_its_list_names) {
   const void* nodes[] = {q.detach(&k2), q.detach(&k4), q.detach(&k6)};
   const std::uint32_t changed[] = {1};
   graph_description g{nodes, 3, nullptr, 0};
+  g.listed = true;
   g.changed = changed;
   g.changed_count = 1;
   ASSERT_EQ(q.relay_graph(exec, g, app_stream), 0);
@@ -341,6 +342,15 @@ TEST(issue_queue, a_relayed_graph_sets_only_the_nodes_its_list_names) {
     if (c.what != "started") order.push_back(c.what + " " + std::to_string(c.a) + "@" + std::to_string(c.b));
   EXPECT_EQ(order, (std::vector<std::string>{"update 42@4", "graph_launch 42@7", "release 2@0", "release 4@0",
                                               "release 6@0"}));
+  // An empty list (the same arguments again) sets no node: it is not "any node may have changed".
+  const void* again[] = {q.detach(&k2), q.detach(&k4), q.detach(&k6)};
+  graph_description same{again, 3, nullptr, 0};
+  same.listed = true;
+  ASSERT_EQ(q.relay_graph(exec, same, app_stream), 0);
+  q.drain();
+  const std::vector<call> calls = gpu.calls();
+  EXPECT_EQ(std::count_if(calls.begin(), calls.end(), [](const call& c) { return c.what == "update"; }), 1);
+  EXPECT_EQ(std::count_if(calls.begin(), calls.end(), [](const call& c) { return c.what == "graph_launch"; }), 2);
 }
 
 // [relay] Once the queue broke, no graph is launched: a failed update may have left an executable

@@ -49,6 +49,7 @@ struct device_model {
   std::map<CUfunction, int> shared_limit;
   std::uint64_t launches_seen = 0;
   std::uint64_t launches_run = 0;
+  std::uint64_t run_digest = 0;  // fake_kernel_digest summed over the kernels run
   std::uint64_t fail_after = ~std::uint64_t{0};  // launches before the context fails
   bool failed = false;
 };
@@ -78,7 +79,15 @@ void launch_cost() {
   }
 }
 
-CUresult launch(const char* name, CUfunction f, CUstream stream, unsigned shared = 0, int programmatic = -1) {
+// A kernel's two 8-byte parameters (0 where not given).
+std::uint64_t parameter(void** params, int i) {
+  std::uint64_t v = 0;
+  if (params != nullptr && params[i] != nullptr) std::memcpy(&v, params[i], sizeof v);
+  return v;
+}
+
+CUresult launch(const char* name, CUfunction f, CUstream stream, unsigned shared = 0, int programmatic = -1,
+                void** params = nullptr) {
   launch_cost();
   log(name, stream, f, programmatic);
   std::lock_guard lock(mutex);
@@ -89,6 +98,7 @@ CUresult launch(const char* name, CUfunction f, CUstream stream, unsigned shared
   if (static_cast<int>(shared) > (limit != model.shared_limit.end() ? limit->second : default_shared_limit))
     return CUDA_ERROR_INVALID_VALUE;
   ++model.launches_run;
+  model.run_digest += fake_kernel_digest(f, parameter(params, 0), parameter(params, 1));
   return CUDA_SUCCESS;
 }
 
@@ -97,8 +107,8 @@ CUresult launch(const char* name, CUfunction f, CUstream stream, unsigned shared
 extern "C" {
 
 CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned shared,
-                        CUstream s, void**, void**) {
-  return launch("cuLaunchKernel", f, s, shared);
+                        CUstream s, void** params, void**) {
+  return launch("cuLaunchKernel", f, s, shared, -1, params);
 }
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              CUstream s, void**, void**) {
@@ -364,6 +374,7 @@ CUresult cuGraphInstantiateWithParams(CUgraphExec* e, CUgraph, CUDA_GRAPH_INSTAN
 // each node as a launch of the device model.
 struct fake_graph {
   std::vector<CUfunction> nodes;
+  std::vector<std::uint64_t> parameters;  // two per node: what it runs with (fake_kernel_digest)
 };
 bool graphs_offered() {
   static const bool offered = [] {
@@ -382,6 +393,8 @@ CUresult cuGraphAddKernelNode_v2(CUgraphNode* node, CUgraph g, const CUgraphNode
   log("cuGraphAddKernelNode", nullptr, p->func);
   auto* graph = reinterpret_cast<fake_graph*>(g);
   graph->nodes.push_back(p->func);
+  graph->parameters.push_back(parameter(p->kernelParams, 0));
+  graph->parameters.push_back(parameter(p->kernelParams, 1));
   *node = reinterpret_cast<CUgraphNode>(graph->nodes.size());
   return CUDA_SUCCESS;
 }
@@ -390,17 +403,27 @@ CUresult cuGraphInstantiateWithFlags(CUgraphExec* e, CUgraph g, unsigned long lo
   *e = reinterpret_cast<CUgraphExec>(new fake_graph(*reinterpret_cast<fake_graph*>(g)));
   return CUDA_SUCCESS;
 }
-CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v2* p) {
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS_v2* p) {
   log("cuGraphExecKernelNodeSetParams", nullptr, p->func);
+  auto* graph = reinterpret_cast<fake_graph*>(e);
+  const std::size_t i = reinterpret_cast<std::uintptr_t>(node) - 1;  // cuGraphAddKernelNode's handles
+  if (i >= graph->nodes.size() || graph->nodes[i] != p->func) return CUDA_ERROR_INVALID_VALUE;
+  graph->parameters[2 * i] = parameter(p->kernelParams, 0);
+  graph->parameters[2 * i + 1] = parameter(p->kernelParams, 1);
   return CUDA_SUCCESS;
 }
 CUresult cuGraphLaunch(CUgraphExec e, CUstream s) {
   log("cuGraphLaunch", s);
   std::lock_guard lock(mutex);
-  const auto& nodes = reinterpret_cast<fake_graph*>(e)->nodes;
-  model.launches_seen += nodes.size();
+  const fake_graph& graph = *reinterpret_cast<fake_graph*>(e);
+  model.launches_seen += graph.nodes.size();
   if (model.failed) return CUDA_ERROR_LAUNCH_FAILED;
-  model.launches_run += nodes.size();
+  model.launches_run += graph.nodes.size();
+  // A node's function is the one acs resolved through cuKernelGetFunction (kernel + 1 here, for any
+  // handle): the digest names the handle that was launched, as a direct launch's does.
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i)
+    model.run_digest += fake_kernel_digest(reinterpret_cast<const char*>(graph.nodes[i]) - 1, graph.parameters[2 * i],
+                                           graph.parameters[2 * i + 1]);
   return CUDA_SUCCESS;
 }
 CUresult cuGraphExecDestroy(CUgraphExec e) {
@@ -573,6 +596,10 @@ void fake_cuda_fail_now() {
 const char* fake_cuda_connections_at_init() {
   std::lock_guard lock(mutex);
   return connections_at_init.c_str();
+}
+std::uint64_t fake_cuda_run_digest() {
+  std::lock_guard lock(mutex);
+  return model.run_digest;
 }
 void fake_cuda_launches(std::uint64_t* seen, std::uint64_t* run) {
   std::lock_guard lock(mutex);
