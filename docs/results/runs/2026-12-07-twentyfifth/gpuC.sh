@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# The first call, once device time ran short (two refused starts cost 540 s): host ns per replayed
-# launch (scripts/replay_overhead.sh, 64-kernel bodies, 3 rounds) against the library before this
-# session's graph_changes (.carry/libacs_head.so, 5abdf3d); the GPU suite at this library (cut at
-# 250 s); then the 13 cuda-samples rows, native against acs at its defaults, 3 processes per mode,
+# The first call, once device time ran short (refused starts cost 90-360 s each): the GPU suite at
+# this library (cut at 240 s); host ns per replayed launch (scripts/replay_overhead.sh, 64-kernel
+# bodies, 3 rounds) against the library before this session's graph_changes (.carry/libacs_head.so,
+# 5abdf3d); then the 13 cuda-samples rows, native against acs at its defaults, 3 processes per mode,
 # medians, on the 8 fastest CPUs, with bench_real's ACS_STATS pass. gpuC.sh [SECONDS] (default 540).
 set -u
 T=${1:-540}
 cd "$(dirname "$0")/../../../.."
 source docs/results/runs/2026-12-07-twentyfifth/prelude.sh
-ROUNDS=3 BEFORE=$PWD/.carry/libacs_head.so timeout 100 taskset -c $CPUS scripts/replay_overhead.sh build-gpu > $R/ro64.txt 2>&1; cat $R/ro64.txt
-echo "replay at $(( $(date +%s)-t0 )) s"
-timeout 250 ctest --test-dir build-gpu -L "preload|gpu" -E "gpu\.bench|preload\.exports|preload\.hook_table" \
+timeout 240 ctest --test-dir build-gpu -L "preload|gpu" -E "gpu\.bench|preload\.exports|preload\.hook_table" \
   -j 14 --timeout 100 --output-on-failure > $R/suite.txt 2>&1
 echo "suite rc=$? at $(( $(date +%s)-t0 )) s"; grep -E "tests passed|FAILED|\(Failed\)|\*\*\*Timeout" $R/suite.txt | head
+ROUNDS=3 BEFORE=$PWD/.carry/libacs_head.so timeout 90 taskset -c $CPUS scripts/replay_overhead.sh build-gpu > $R/ro64.txt 2>&1; cat $R/ro64.txt
+echo "replay at $(( $(date +%s)-t0 )) s"
 A=$(( T - ($(date +%s)-t0) - 8 ))
 if (( SLOW <= 8 && A > 60 )); then
   export ACS_LIB=$PWD/build-gpu/interpose/libacs.so ACS_REAL_CPUS=$CPUS ACS_REAL_ESTIMATOR=median
