@@ -305,6 +305,25 @@ void run_thrice_with_segments(std::uint64_t seed, program& p) {
     p.steps.push_back({.what = program_step::kind::sync_device});
     p.steps.insert(p.steps.end(), once.begin(), once.end());
   }
+  // In the third run, a quarter of the launches run a twin of their kernel: the same footprint
+  // (the same segment key) with another id, so another memory effect: new arguments for a node of
+  // a cached executable, which its update must set (graph_changes). Not for spinners, the kernels
+  // they wait for, or the faulting kernel, whose ids other steps name.
+  std::vector<bool> named(p.kernels.size() + 1, false);  // by id
+  for (const kernel& k : p.kernels) named[k.waits_for] = true;
+  std::uint64_t h = seed * 0xd1b54a32d192ed03ull + 7;
+  for (std::size_t i = p.steps.size() - once.size(); i < p.steps.size(); ++i) {
+    program_step& step = p.steps[i];
+    h ^= h >> 31;
+    h *= 0x9e3779b97f4a7c15ull;
+    if (step.what != program_step::kind::launch || h % 4 != 0) continue;
+    const kernel& k = p.kernels[step.kernel];
+    if (k.waits_for != 0 || named[k.id] || (p.fault_kernel && *p.fault_kernel == step.kernel)) continue;
+    kernel twin = k;
+    twin.id = p.kernels.size() + 1;
+    p.kernels.push_back(std::move(twin));
+    step.kernel = p.kernels.size() - 1;
+  }
   p.config.graph_segments = true;
   p.config.graph_kernels = seed % 3 == 0 ? 0 : 2 + static_cast<unsigned>(seed % 8);
   // Lanes (segment_replay.hpp): fewer than a segment's independent kernels in half of the seeds,
