@@ -9,7 +9,9 @@
 # program waits for every launch: its probes count the syncs, and the relay never starts
 # (stream_mode_policy::relay_waits_per; before that rule it started, and stopped again once the
 # program had waited for 16 relayed launches: about 1% of its 4000 launches relayed, and 97% with
-# neither rule). And a process that may run on one CPU only (taskset) relays nothing: acs's thread
+# neither rule). threads_handoff_loop (a training step's shape: two threads take turns launching
+# on one stream, 10 us of host work before each launch, a sync per turn of both) is relayed like
+# the busy host: the relay's order and its verdicts hold across the program's threads. And a process that may run on one CPU only (taskset) relays nothing: acs's thread
 # would take that CPU from the program.
 program=$1 libacs=$2
 log=$(mktemp)
@@ -30,15 +32,17 @@ attempt() {  # mode
     launch_loop) [ "$relayed" -eq 0 ] ;;
     launch_loop_busy_host) [ "$relayed" -gt 1000 ] ;;
     launch_sync_loop) [ "$relayed" -eq 0 ] ;;
+    threads_handoff_loop) [ "$relayed" -gt 5000 ] ;;
   esac
 }
-for mode in launch_loop_busy_host launch_loop launch_sync_loop; do
+for mode in launch_loop_busy_host launch_loop launch_sync_loop threads_handoff_loop; do
   env -u LD_PRELOAD "$program" "$mode" || { echo "check_relay: $mode failed without acs" >&2; exit 1; }
   attempt "$mode" || attempt "$mode" || attempt "$mode" || {
     case $mode in
       launch_loop) echo "check_relay: a tight launch loop's launches were relayed (3 attempts)" >&2 ;;
       launch_loop_busy_host) echo "check_relay: a program busy between its launches had none relayed (3 attempts)" >&2 ;;
       launch_sync_loop) echo "check_relay: a program that waits for each of its launches had some relayed (3 attempts)" >&2 ;;
+      threads_handoff_loop) echo "check_relay: two threads taking turns, busy between launches, had too few relayed (3 attempts)" >&2 ;;
     esac
     exit 1
   }

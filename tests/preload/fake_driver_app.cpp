@@ -50,10 +50,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -249,6 +251,63 @@ int launch_loop(int host_us) {
   }
   expect(succeeded == bursts * burst + setup, "a launch failed");
   expect(launches_run() == static_cast<std::uint64_t>(bursts * burst + setup), "a launch before the last sync had not run");
+  return failures == 0 ? 0 : 1;
+}
+
+// A training step's shape (PyTorch's autograd runs the backward pass on a thread of its own):
+// thread A makes 40 launches with 10 us of host work before each, hands over to thread B and
+// sleeps until B, which makes 60 launches the same way on the same stream, hands back; A then
+// waits for the stream, 100 times. Prints the loop's wall time (ms) for a comparison of settings.
+int threads_handoff_loop() {
+  program p;
+  constexpr int iterations = 100, forward = 40, backward = 60, setup = 100;
+  int succeeded = relay_loop_setup(p, setup);
+  std::mutex m;
+  std::condition_variable turn;
+  int owner = 0;  // 0: A, 1: B, 2: B stops
+  std::atomic<int> by_b{0};
+  std::thread b([&] {
+    expect(cuCtxSetCurrent([] { CUcontext c = nullptr; cuDevicePrimaryCtxRetain(&c, 0); return c; }()) == CUDA_SUCCESS,
+           "the primary context on B");
+    for (;;) {
+      std::unique_lock lock(m);
+      turn.wait(lock, [&] { return owner != 0; });
+      if (owner == 2) return;
+      lock.unlock();
+      for (int i = 0; i < backward; ++i) {
+        host_work(10);
+        by_b += p.launch(i) == CUDA_SUCCESS;
+      }
+      lock.lock();
+      owner = 0;
+      turn.notify_all();
+    }
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int it = 0; it < iterations; ++it) {
+    for (int i = 0; i < forward; ++i) {
+      host_work(10);
+      succeeded += p.launch(i) == CUDA_SUCCESS;
+    }
+    std::unique_lock lock(m);
+    owner = 1;
+    turn.notify_all();
+    turn.wait(lock, [&] { return owner == 0; });
+    lock.unlock();
+    expect(cuStreamSynchronize(p.stream) == CUDA_SUCCESS, "cuStreamSynchronize");
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  {
+    std::lock_guard lock(m);
+    owner = 2;
+  }
+  turn.notify_all();
+  b.join();
+  succeeded += by_b;
+  expect(succeeded == setup + iterations * (forward + backward), "a launch failed");
+  expect(launches_run() == static_cast<std::uint64_t>(setup + iterations * (forward + backward)),
+         "a launch before the last sync had not run");
+  std::printf("threads_handoff_loop: %.3f ms\n", ms);
   return failures == 0 ? 0 : 1;
 }
 
@@ -625,6 +684,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "launch_loop") == 0) return launch_loop(0);
   if (std::strcmp(mode, "launch_loop_busy_host") == 0) return launch_loop(50);
   if (std::strcmp(mode, "launch_sync_loop") == 0) return launch_sync_loop();
+  if (std::strcmp(mode, "threads_handoff_loop") == 0) return threads_handoff_loop();
   if (std::strcmp(mode, "serial_phase_then_loop") == 0) return serial_phase_then_loop();
   if (std::strcmp(mode, "first_launch_lookups") == 0) return first_launch_lookups();
   if (std::strcmp(mode, "threads_serial_then_loop") == 0) return threads_serial_then_loop();
