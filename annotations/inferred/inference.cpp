@@ -11,20 +11,16 @@ namespace acs::inference {
 
 namespace {
 
-constexpr std::uint32_t word_bytes = 8;
-
 address load_word(const void* at) noexcept {
   address v;
   std::memcpy(&v, at, sizeof v);  // arguments need not be 8-byte aligned on the host
   return v;
 }
 
-// The words of one parameter. A parameter that holds a pointer (or a struct with
-// one) is 8-byte aligned in the device layout; others cannot hold one.
+// The words of one parameter (read_bytes: those that can hold a pointer).
 template <class F>
 void param_words(std::uint32_t index, const param_info& p, const unsigned char* bytes, F& f) {
-  if (p.offset % word_bytes != 0) return;
-  for (std::uint32_t rel = 0; rel + word_bytes <= p.size; rel += word_bytes)
+  for (std::uint32_t rel = 0, n = read_bytes(p); rel < n; rel += word_bytes)
     f(argument_word{index, p.offset + rel, load_word(bytes + rel)});
 }
 

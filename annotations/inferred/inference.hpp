@@ -64,6 +64,15 @@ inline constexpr std::uint64_t near_slack = 64 * 1024;
 /// @brief Whether `v` could be a user-space address at all.
 constexpr bool plausible_address(address v) noexcept { return v >= min_pointer && v < pointer_limit; }
 
+/// @brief The bytes of a parameter that inference reads: its whole 8-byte words, where it starts
+/// 8-byte aligned in the device layout (only such a parameter can hold a pointer, or a struct
+/// with one); none of any other (a 4-byte scalar, a step count or a time). A launch's footprint
+/// depends on these bytes alone, so the memo compares only them (inference_memo.hpp).
+constexpr std::uint32_t word_bytes = 8;
+constexpr std::uint32_t read_bytes(const param_info& p) noexcept {
+  return p.offset % word_bytes != 0 ? 0 : p.size / word_bytes * word_bytes;
+}
+
 /// @brief One 8-byte-aligned word of a launch's arguments.
 struct argument_word {
   std::uint32_t param = 0;   // parameter index; for an `extra` buffer read without layout, offset / 8

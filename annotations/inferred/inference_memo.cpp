@@ -11,7 +11,9 @@ unsigned options_bits(const inference_options& o) noexcept {
   return unsigned{o.trust_const} | unsigned{o.code_required} << 1 | unsigned{o.order_host_mapped} << 2;
 }
 
-// The argument bytes' hash, with the layout's address; 0 when the launch cannot be memoized.
+// The hash of the argument bytes inference reads (read_bytes: a scalar that changes from launch
+// to launch, a step or a time, is not among them), with the layout's address; 0 when the launch
+// cannot be memoized.
 std::uint64_t arguments_hash(const param_layout* layout, void* const* params, std::uint32_t& bytes) noexcept {
   std::uint64_t h = reinterpret_cast<std::uintptr_t>(layout) * 0x9e3779b97f4a7c15ull;
   bytes = 0;
@@ -20,30 +22,29 @@ std::uint64_t arguments_hash(const param_layout* layout, void* const* params, st
     if (v == nullptr) return 0;  // unreadable: infer says so
     bytes = std::max(bytes, p.offset + p.size);
     if (bytes > inference_memo::max_bytes) return 0;
-    std::uint32_t i = 0;
-    for (; i + 8 <= p.size; i += 8) {
+    for (std::uint32_t i = 0, n = read_bytes(p); i < n; i += word_bytes) {
       std::uint64_t w;
-      std::memcpy(&w, v + i, 8);
+      std::memcpy(&w, v + i, word_bytes);
       h = std::rotl(h ^ w, 29) * 0x9fb21c651e98df25ull;
     }
-    for (; i < p.size; ++i) h = std::rotl(h ^ v[i], 29) * 0x9fb21c651e98df25ull;
   }
-  h ^= h >> 31;
+  // A full final mix: the slot is the hash's low bits, which a multiply fills from lower bits
+  // only, so without it two launches whose last pointers differ in high bits alone (two
+  // allocations 2 MiB apart) took the same slot and evicted each other.
+  h ^= h >> 32;
+  h *= 0xd6e8feb86659fd93ull;
+  h ^= h >> 32;
   return h | 1;  // never 0
 }
 
-// One parameter's bytes: pointers and 32-bit values compared inline, not by a call to memcmp.
+// The bytes of one parameter that inference reads: a pointer compared inline, not by a call to
+// memcmp.
 inline bool same_bytes(const unsigned char* stored, const void* value, std::uint32_t n) noexcept {
-  if (n == 8) {
+  if (n == 0) return true;
+  if (n == word_bytes) {
     std::uint64_t a, b;
-    std::memcpy(&a, stored, 8);
-    std::memcpy(&b, value, 8);
-    return a == b;
-  }
-  if (n == 4) {
-    std::uint32_t a, b;
-    std::memcpy(&a, stored, 4);
-    std::memcpy(&b, value, 4);
+    std::memcpy(&a, stored, word_bytes);
+    std::memcpy(&b, value, word_bytes);
     return a == b;
   }
   return std::memcmp(stored, value, n) == 0;
@@ -52,7 +53,8 @@ inline bool same_bytes(const unsigned char* stored, const void* value, std::uint
 // `params` may hold a null pointer (the driver reports it): never equal then.
 bool same_arguments(const param_layout& layout, void* const* params, const std::vector<unsigned char>& stored) noexcept {
   for (std::size_t i = 0; i < layout.size(); ++i)
-    if (params[i] == nullptr || !same_bytes(stored.data() + layout[i].offset, params[i], layout[i].size)) return false;
+    if (params[i] == nullptr || !same_bytes(stored.data() + layout[i].offset, params[i], read_bytes(layout[i])))
+      return false;
   return true;
 }
 

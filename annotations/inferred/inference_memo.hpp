@@ -2,11 +2,13 @@
 // The footprints of a thread's recent launches. A loop launches the same kernels with the same
 // argument bytes again and again; while the allocation maps are unchanged, inference (its
 // look-ups, inference.hpp) gives such a launch the footprint it gave before, so it is taken
-// from here: a hash of the argument bytes and one comparison in place of a look-up per word.
+// from here: a hash of the argument words and one comparison in place of a look-up per word.
 //
 // Sound because inference is a function of what the key holds: the kernel's parameter layout
 // (layouts are never freed or changed once stored, param_layout.hpp, so its address names it),
-// the argument bytes, the options, and the allocation and sub-allocation maps, whose generations
+// the argument bytes inference reads (read_bytes, inference.hpp: the words that can hold a
+// pointer; a scalar argument that changes at every launch, a step count or a time, leaves the
+// footprint and the memo's entry as they were), the options, and the allocation and sub-allocation maps, whose generations
 // change on every insert and erase. Pointers the maps do not know were answered by the probe,
 // whose answers are kept per thread until the next allocation or free (driver_inference.cpp):
 // the same answer again. The generations are read before inference runs, so a result computed

@@ -6,7 +6,8 @@
 // prints it). The launches are a dependent chain on one stream (acs steps aside from it after 32)
 // and, on a stream of their own, launches that conflict only four apart (independent of their
 // neighbours: they go to the pool, through the scheduler), the same with a new grid size each
-// time (under ACS_GRAPH=auto a sequence that never recurs: what recurrence detection costs), and
+// time (under ACS_GRAPH=auto a sequence that never recurs: what recurrence detection costs), the
+// same with an argument that changes at every replayed segment (what an update costs), and
 // the chain with a new grid size each time (a stepped-aside stream's sequence that never recurs).
 // With --cold KB, the program walks KB kilobytes of its own memory between two calls (as a
 // framework's host code does between its launches: eager PyTorch runs ~10-20 us of Python per
@@ -138,6 +139,13 @@ int main(int argc, char** argv) {
     void* params[] = {&a, &b};
     (void)cuLaunchKernel(function, blocks, 1, 1, 32, 1, 1, 0, on, params, nullptr);
   };
+  // The fake's kernel with a third parameter, a 4-byte scalar (tests/preload/fake/fake_cuda.cpp).
+  const CUfunction with_scalar = reinterpret_cast<CUfunction>(0x4250);
+  const auto launch_with = [&](CUstream on, int pair, int scalar) {
+    CUdeviceptr a = buffers[2 * pair], b = buffers[2 * pair + 1];
+    void* params[] = {&a, &b, &scalar};
+    (void)cuLaunchKernel(with_scalar, 1, 1, 1, 32, 1, 1, 0, on, params, nullptr);
+  };
   struct call {
     const char* name;
     std::function<void()> run;
@@ -159,6 +167,14 @@ int main(int argc, char** argv) {
       {"cuLaunchKernel_chain_never_recurs", [&] { launch(stream, 0, 1 + (grid++ % 0x7ffffffeu)); }},
       {"cuLaunchKernel_four_apart", [&] { launch(other, next++ % 4); }},
       {"cuLaunchKernel_never_recurs", [&] { launch(other, next++ % 4, 1 + (grid++ % 0x7ffffffeu)); }},
+      // The same with a scalar argument that changes at every launch (a step count): the
+      // footprint, and so a replayed segment's key under ACS_GRAPH=auto, stay the same, and every
+      // node of the replayed graph gets new arguments (replay_overhead.cu's update row, whose 64
+      // kernels each have their own buffers).
+      {"cuLaunchKernel_four_apart_updated", [&] {
+         const int i = next++;
+         launch_with(other, i % 4, i);
+       }},
       // A temporary buffer per call, as Thrust's algorithms take one (radixSortThrust): acs
       // tracks allocations for its footprints, and a free must not overtake work queued on it.
       {"cuMemAlloc_cuMemFree", [] {

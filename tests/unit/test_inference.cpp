@@ -672,14 +672,73 @@ TEST_F(inference_memo_test, the_same_launch_again_has_inferences_footprint_from_
   EXPECT_EQ(memo.misses(), 1u);
   EXPECT_EQ(memo.hits(), 2u);
   EXPECT_EQ(probe.calls, 1) << "the probe answered once: the memo the other times";
-  // Other argument bytes (a scalar too): inferred again.
+  // A scalar that inference does not read (4 bytes: no pointer fits) changes nothing: a hit.
   n = 7;
   ASSERT_EQ(remembered(&with_word, params4), inference_result::inferred);
-  EXPECT_EQ(memo.misses(), 2u);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a, range_b}));
+  EXPECT_EQ(memo.misses(), 1u);
+  EXPECT_EQ(memo.hits(), 3u);
+  // Another word that inference reads: inferred again.
   y = alloc_a + 8;
+  ASSERT_EQ(remembered(&with_word, params4), inference_result::inferred);
+  EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
+  EXPECT_EQ(memo.misses(), 2u);
   ASSERT_EQ(remembered(&two_pointers_and_int, params), inference_result::inferred);
   EXPECT_EQ(out.writes, (std::vector<byte_range>{range_a}));
   EXPECT_EQ(memo.misses(), 3u);
+}
+
+// The memo against inference itself, launch by launch: random layouts (parameters of 1-24 bytes,
+// some at offsets that are not 8-byte aligned, whose words inference does not read), arguments
+// drawn from a few values (pointers into either allocation or just past it, unseen device memory,
+// small integers), so that launches repeat, nearly repeat and differ in bytes inference reads or
+// not. Every result and footprint must be inference's; a memo that skipped a byte inference reads
+// would give some launch another launch's footprint.
+TEST_F(inference_memo_test, agrees_with_inference_on_random_launches) {
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  const auto next = [&state](std::uint64_t n) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return state % n;
+  };
+  const address unseen = 0x7f30'0000'0000;
+  probe.device.insert(unseen);
+  const address values[] = {alloc_a, alloc_a + 64, alloc_b, alloc_b + 4096, unseen, 0, 7, 1u << 20};
+  std::vector<param_layout> layouts(6);
+  for (param_layout& l : layouts) {
+    std::uint32_t offset = 0;
+    for (std::uint64_t i = 0, n = 1 + next(4); i < n; ++i) {
+      const std::uint32_t sizes[] = {1, 4, 8, 8, 12, 16, 24};
+      const std::uint32_t size = sizes[next(std::size(sizes))];
+      offset = (offset + (size >= 8 ? 8 : size) - 1) / (size >= 8 ? 8 : size) * (size >= 8 ? 8 : size);
+      if (size == 4 && next(2) == 0) offset += 4;  // a scalar that leaves the next word unaligned
+      l.push_back(param_info{offset, size});
+      offset += size;
+    }
+  }
+  std::vector<std::vector<unsigned char>> args(64, std::vector<unsigned char>(128));
+  for (auto& a : args)
+    for (std::size_t w = 0; w < a.size() / 8; ++w) {
+      const address v = values[next(std::size(values))];
+      std::memcpy(a.data() + 8 * w, &v, 8);
+    }
+  access_set direct;
+  int hits_checked = 0;
+  for (int launch = 0; launch < 20000; ++launch) {
+    const param_layout& l = layouts[next(layouts.size())];
+    std::vector<unsigned char>& a = args[next(args.size())];
+    if (next(4) == 0) a[next(a.size())] ^= static_cast<unsigned char>(1 + next(255));  // a byte changes
+    void* params[8] = {};
+    for (std::size_t i = 0; i < l.size(); ++i) params[i] = a.data() + l[i].offset;
+    const std::uint64_t hits = memo.hits();
+    const inference_result r = remembered(&l, params);
+    const inference_result expected = infer(&l, params, nullptr, map, probe, direct);
+    ASSERT_EQ(r, expected) << "launch " << launch;
+    ASSERT_EQ(out.reads, direct.reads) << "launch " << launch;
+    ASSERT_EQ(out.writes, direct.writes) << "launch " << launch;
+    hits_checked += memo.hits() > hits ? 1 : 0;
+  }
+  EXPECT_GT(hits_checked, 5000) << "the memo must be used for the comparison to mean anything";
+  EXPECT_GT(memo.misses(), 500u);
 }
 
 // A loop: each launch is found as the one that followed the previous launch last time, without

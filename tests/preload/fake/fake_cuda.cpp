@@ -352,9 +352,12 @@ CUresult cuFuncGetParamInfo(CUfunction function, size_t index, size_t* offset, s
     std::lock_guard lock(read_mutex);
     if (read.insert(function).second) std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
   }
-  if (index >= 2) return CUDA_ERROR_INVALID_VALUE;
+  // Every function takes two 8-byte parameters; the function 0x4250 a 4-byte scalar after
+  // them, as a kernel's step count or time (benchmarks/cpu/call_overhead_fake.cpp's updated row).
+  const std::size_t count = function == reinterpret_cast<CUfunction>(0x4250) ? 3 : 2;
+  if (index >= count) return CUDA_ERROR_INVALID_VALUE;
   *offset = 8 * index;
-  *size = 8;
+  *size = index < 2 ? 8 : 4;
   return CUDA_SUCCESS;
 }
 // A CUkernel's function in the current context: the tests use kernel + 1.
