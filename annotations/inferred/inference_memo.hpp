@@ -8,8 +8,8 @@
 // (layouts are never freed or changed once stored, param_layout.hpp, so its address names it),
 // the argument bytes inference reads (read_bytes, inference.hpp: the words that can hold a
 // pointer; a scalar argument that changes at every launch, a step count or a time, leaves the
-// footprint and the memo's entry as they were), the options, and the allocation and sub-allocation maps, whose generations
-// change on every insert and erase. Pointers the maps do not know were answered by the probe,
+// footprint and the memo's entry as they were), the options, and the allocation and
+// sub-allocation maps, whose generations change on every insert and erase. Pointers the maps do not know were answered by the probe,
 // whose answers are kept per thread until the next allocation or free (driver_inference.cpp):
 // the same answer again. The generations are read before inference runs, so a result computed
 // while a map changed is stored under the old generation and never found again.

@@ -11,8 +11,9 @@
 # program had waited for 16 relayed launches: about 1% of its 4000 launches relayed, and 97% with
 # neither rule). threads_handoff_loop (a training step's shape: two threads take turns launching
 # on one stream, 10 us of host work before each launch, a sync per turn of both) is relayed like
-# the busy host: the relay's order and its verdicts hold across the program's threads. And a process that may run on one CPU only (taskset) relays nothing: acs's thread
-# would take that CPU from the program.
+# the busy host: the relay's order and its verdicts hold across the program's threads. And a
+# process that may run on one CPU only (taskset) relays nothing: acs's thread would take that CPU
+# from the program.
 program=$1 libacs=$2
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -37,6 +37,8 @@
 //                             with FAKE_EXPECT_GRAPHS=1 under acs (ACS_GRAPH=auto, FAKE_CUDA_GRAPHS=1,
 //                             ACS_GRAPH_KERNELS=8), replays also set no node while the arguments recur
 //                             and only the changed node where they change
+//   threads_handoff_loop      a training step's shape: two threads take turns launching on one
+//                             stream, busy between launches; prints the loop's time (check_relay.sh)
 //   process_fork              15 times: a burst of launches, then fork(); the child finds every
 //                             launch issued, passes its own launch straight through, calls exit()
 //                             and is gone within 5 s, printing nothing (ACS_STATS=1 is set)
@@ -262,13 +264,14 @@ int threads_handoff_loop() {
   program p;
   constexpr int iterations = 100, forward = 40, backward = 60, setup = 100;
   int succeeded = relay_loop_setup(p, setup);
+  CUcontext context = nullptr;  // the primary one, made current by relay_loop_setup
+  expect(cuCtxGetCurrent(&context) == CUDA_SUCCESS && context != nullptr, "the context of A");
   std::mutex m;
   std::condition_variable turn;
   int owner = 0;  // 0: A, 1: B, 2: B stops
   std::atomic<int> by_b{0};
   std::thread b([&] {
-    expect(cuCtxSetCurrent([] { CUcontext c = nullptr; cuDevicePrimaryCtxRetain(&c, 0); return c; }()) == CUDA_SUCCESS,
-           "the primary context on B");
+    expect(cuCtxSetCurrent(context) == CUDA_SUCCESS, "the context on B");
     for (;;) {
       std::unique_lock lock(m);
       turn.wait(lock, [&] { return owner != 0; });
