@@ -49,6 +49,7 @@ deps=(
   "python3-setuptools|test|have_module setuptools"
   "python3-wheel|test|have_module wheel"
   "pkg-config|test|have pkg-config"
+  "valgrind|test|have valgrind"             # preload.fake_driver_memcheck; scripts/launch_instructions.sh
 )
 
 have() { command -v "$1" >/dev/null 2>&1; }

@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
     (void)cuLaunchKernel(function, blocks, 1, 1, 32, 1, 1, 0, on, params, nullptr);
   };
   // The fake's kernel with a third parameter, a 4-byte scalar (tests/preload/fake/fake_cuda.cpp).
-  const CUfunction with_scalar = reinterpret_cast<CUfunction>(0x4250);
+  const CUfunction with_scalar = reinterpret_cast<CUfunction>(0x4a50);
   const auto launch_with = [&](CUstream on, int pair, int scalar) {
     CUdeviceptr a = buffers[2 * pair], b = buffers[2 * pair + 1];
     void* params[] = {&a, &b, &scalar};

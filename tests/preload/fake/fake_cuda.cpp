@@ -352,9 +352,11 @@ CUresult cuFuncGetParamInfo(CUfunction function, size_t index, size_t* offset, s
     std::lock_guard lock(read_mutex);
     if (read.insert(function).second) std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
   }
-  // Every function takes two 8-byte parameters; the function 0x4250 a 4-byte scalar after
-  // them, as a kernel's step count or time (benchmarks/cpu/call_overhead_fake.cpp's updated row).
-  const std::size_t count = function == reinterpret_cast<CUfunction>(0x4250) ? 3 : 2;
+  // Every function takes two 8-byte parameters; the function 0x4a50 a 4-byte scalar after them,
+  // as a kernel's step count or time (benchmarks/cpu/call_overhead_fake.cpp's updated row). No
+  // test program launches it: acs copies the parameters a layout names, so a program that passed
+  // two to a three-parameter kernel would have its stack read past the array, as by the driver.
+  const std::size_t count = function == reinterpret_cast<CUfunction>(0x4a50) ? 3 : 2;
   if (index >= count) return CUDA_ERROR_INVALID_VALUE;
   *offset = 8 * index;
   *size = index < 2 ? 8 : 4;
