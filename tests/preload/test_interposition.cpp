@@ -133,8 +133,8 @@ TEST_F(interposition, dlsym_on_libcuda_returns_the_wrapper_of_a_hooked_symbol) {
   EXPECT_NE(library_of(p).find("libacs_recording.so"), std::string::npos) << library_of(p);
 
   auto launch = reinterpret_cast<PFN_cuLaunchKernel_v4000>(p);
-  int x = 7;
-  void* params[] = {&x};
+  std::uint64_t x = 7, y = 0;  // the fake driver's kernels take two 8-byte parameters
+  void* params[] = {&x, &y};
   EXPECT_EQ(launch(function(0x1234), 1, 1, 1, 32, 1, 1, 0, stream(0x55), params, nullptr), CUDA_SUCCESS);
 
   const auto c = calls();
@@ -629,8 +629,8 @@ void stub_unregistered() {}
 
 TEST_F(interposition, a_runtime_launch_is_reported_once_with_its_function) {
   fake_cudart_register(reinterpret_cast<const void*>(&stub_a), function(0xa0));
-  int x = 1;
-  void* args[] = {&x};
+  std::uint64_t x = 1, y = 0;  // the fake driver's kernels take two 8-byte parameters
+  void* args[] = {&x, &y};
   EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&stub_a), dim3(1), dim3(1), args, 0, stream(0x42)),
             cudaSuccess);
   const auto e = events();
@@ -804,8 +804,8 @@ TEST_F(interposition_disabled, an_exported_hook_passes_its_call_through_unseen) 
   auto launch = lookup<PFN_cuLaunchKernel_v4000>(RTLD_DEFAULT, "cuLaunchKernel");
   ASSERT_NE(launch, nullptr);
   ASSERT_NE(library_of(reinterpret_cast<void*>(launch)).find("libacs_recording.so"), std::string::npos);
-  int x = 7;
-  void* params[] = {&x};
+  std::uint64_t x = 7, y = 0;  // the fake driver's kernels take two 8-byte parameters
+  void* params[] = {&x, &y};
   EXPECT_EQ(launch(function(0x1234), 1, 1, 1, 32, 1, 1, 0, stream(0x55), params, nullptr), CUDA_SUCCESS);
   const auto c = calls();
   ASSERT_EQ(c.size(), 1u);
