@@ -36,6 +36,7 @@ SECTIONS = [
         ("probe_pauses", "probe pauses: the kernel's code still being read on acs's thread"),
         ("probe_code_waits", "probed launches that read their kernel's layout themselves"),
         ("probe_code_wait_us", "  µs that took on the program's thread"),
+        ("condition_changes", "calls that may change whether a launch succeeds (cuFuncSetAttribute...)"),
     ]),
     ("Issuing threads", [
         ("deferred", "launches issued by acs's threads"),

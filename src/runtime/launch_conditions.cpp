@@ -5,6 +5,7 @@
 #include "src/runtime/devices.hpp"
 #include "src/support/guard.hpp"
 #include "src/support/log.hpp"
+#include "src/support/stats.hpp"
 
 namespace acs::launch_conditions {
 
@@ -28,6 +29,7 @@ bool deferral_allowed() noexcept {
 // enqueue (the drain then issues it), and any later one sees the counter raised.
 void change_begins() noexcept {
   changes_running.fetch_add(1, std::memory_order_seq_cst);
+  stats::count_condition_change();
   guarded("launch_conditions::change_begins", [] {
     for (device_runtime* rt : all_runtimes()) {
       (void)rt->sched.in_flight();  // takes and releases the scheduler's lock

@@ -113,6 +113,7 @@ summary collect() noexcept {
   s.probe_pauses = c.probe_pauses.load(std::memory_order_relaxed);
   s.probe_code_waits = c.probe_code_waits.load(std::memory_order_relaxed);
   s.probe_code_wait_ns = c.probe_code_wait_ns.load(std::memory_order_relaxed);
+  s.condition_changes = c.condition_changes.load(std::memory_order_relaxed);
   if (const scheduler_source f = source.load(std::memory_order_acquire)) {
     try {
       f(s);
@@ -130,10 +131,10 @@ std::string format_machine(const summary& s) {
 #undef ACS_STATS_FIELD
   out += fmt::format(" mean_occupancy={:.2f} devices={} functions_ptx={} functions_no_ptx={} probes_busy={}"
                      " probes_idle={} probes_launch_bound={} probe_pauses={} probe_code_waits={}"
-                     " probe_code_wait_us={} passed={}",
+                     " probe_code_wait_us={} condition_changes={} passed={}",
                      mean_occupancy(s), s.devices, s.functions_ptx, s.functions_no_ptx, s.probes_busy,
                      s.probes_idle, s.probes_launch_bound, s.probe_pauses, s.probe_code_waits,
-                     s.probe_code_wait_ns / 1000, total_passed(s));
+                     s.probe_code_wait_ns / 1000, s.condition_changes, total_passed(s));
   for (std::size_t i = 0; i < reason_count; ++i)
     out += fmt::format(" pass_{}={}", reason_name(static_cast<pass_reason>(i)), s.passed[i]);
   // Per device: what tells whether each device's kernels went to its own pool, and how they fared.
@@ -178,6 +179,11 @@ std::string format_human(const summary& s) {
   if (k.deferred != 0 || k.deferred_failures != 0)
     out += fmt::format("[acs] stats: {} launches issued by acs's thread ({} failed there), {} waits for it\n",
                        k.deferred, k.deferred_failures, k.issue_waits);
+  if (s.condition_changes != 0)
+    out += fmt::format("[acs] stats: {} calls that may change whether a launch succeeds (a function's attributes, "
+                       "a limit, code unloaded): each one waited for the launches acs's threads still held, and "
+                       "after it no launch is copied for them before its kind succeeded again\n",
+                       s.condition_changes);
   if (k.relayed != 0 || k.relay_in_place != 0)
     out += fmt::format("[acs] stats: {} launches of stepped-aside streams relayed to acs's thread (ACS_RELAY), {} made "
                        "at once (the first of their kind, or the thread asleep); the program waited for one not yet "

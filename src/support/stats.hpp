@@ -35,6 +35,7 @@ struct summary {
   std::uint64_t probe_pauses = 0;                    // probe bursts paused: their kernel's code not read yet
   std::uint64_t probe_code_waits = 0;                // probed launches that read their kernel's layout themselves
   std::uint64_t probe_code_wait_ns = 0;              // the time those took, on the program's thread
+  std::uint64_t condition_changes = 0;               // calls that may change whether a launch succeeds
   unsigned devices = 0;                              // schedulers created
   std::vector<device_figures> per_device;            // by device ordinal, ascending
 };
@@ -55,6 +56,7 @@ struct counters {
   std::atomic<std::uint64_t> probe_pauses{0};
   std::atomic<std::uint64_t> probe_code_waits{0};
   std::atomic<std::uint64_t> probe_code_wait_ns{0};
+  std::atomic<std::uint64_t> condition_changes{0};
 };
 counters& global() noexcept;
 }  // namespace detail
@@ -108,6 +110,13 @@ inline void count_probe_code_wait(std::uint64_t ns) noexcept {
   if (!detail::counting.load(std::memory_order_relaxed)) return;
   detail::global().probe_code_waits.fetch_add(1, std::memory_order_relaxed);
   detail::global().probe_code_wait_ns.fetch_add(ns, std::memory_order_relaxed);
+}
+
+/// @brief Counts a call that may change whether a launch succeeds (a function's attributes, a
+/// limit, code unloaded: launch_conditions::change_begins; only while ACS_STATS=1).
+inline void count_condition_change() noexcept {
+  if (detail::counting.load(std::memory_order_relaxed))
+    detail::global().condition_changes.fetch_add(1, std::memory_order_relaxed);
 }
 
 /// @brief Where the schedulers' counters come from (set by the runtime).

@@ -1134,7 +1134,7 @@ TEST(runtime_stats, machine_line_has_every_key) {
   for (const char* key : {"kernels_seen=10", "dispatched=7", "independent=", "dependency_waits=", "barriers=",
                           "folds=", "mean_occupancy=2.00", "devices=1", "probes_busy=", "probes_idle=",
                           "probes_launch_bound=", "probe_pauses=", "probe_code_waits=", "probe_code_wait_us=",
-                          "passed=3", "pass_capturing=3",
+                          "condition_changes=", "passed=3", "pass_capturing=3",
                           "pass_disabled=0", "pass_foreign_context=0", "pass_internal_error=0"})
     EXPECT_NE(line.find(key), std::string::npos) << key << " in " << line;
   EXPECT_NE(stats::format_human(s).find("capturing 3"), std::string::npos);
