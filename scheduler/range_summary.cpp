@@ -109,10 +109,7 @@ void range_summary::absorb(range_summary& other, std::vector<event_handle>& rele
   other.last_stamp_ = 0;
 }
 
-void range_summary::clear(std::vector<event_handle>& released) {
-  if (last_stamp_ == 0 && events_.empty() && reads_.ranges().empty() && writes_.ranges().empty() && groups_.empty() &&
-      !all_groups_)
-    return;  // nothing folded (a stream's work issued directly on it, each time: ACS_RELAY)
+void range_summary::clear_held(std::vector<event_handle>& released) {
   for (const folded_event& f : events_) released.push_back(f.event);
   events_.clear();
   reads_.clear();

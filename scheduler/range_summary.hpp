@@ -54,10 +54,19 @@ class range_summary {
   // needed are appended to `released`.
   void absorb(range_summary& other, std::vector<event_handle>& released);
 
-  // Empties the summary; the held events are appended to `released`.
-  void clear(std::vector<event_handle>& released);
+  // Empties the summary; the held events are appended to `released`. Inline where it holds
+  // nothing: a relayed stream's summaries stay empty (its work is issued directly on it, ACS_RELAY),
+  // and the check costs a few instructions where the call cost about 40 at every relayed launch.
+  void clear(std::vector<event_handle>& released) {
+    if (!holds_nothing()) clear_held(released);
+  }
 
  private:
+  bool holds_nothing() const noexcept {
+    return last_stamp_ == 0 && events_.empty() && reads_.ranges().empty() && writes_.ranges().empty() &&
+           groups_.empty() && !all_groups_;
+  }
+  void clear_held(std::vector<event_handle>& released);
   void note_group(std::uint64_t group);
   // Keeps the later of `f` and the held event of its pool stream; returns the other.
   event_handle hold(const folded_event& f);

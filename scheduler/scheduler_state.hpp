@@ -159,6 +159,7 @@ struct scheduler::state {
     return *last_state;
   }
   void release_all(std::vector<event_handle>& evs) {
+    if (evs.empty()) return;
     for (event_handle e : evs)
       if (e != 0) events.release(e);
     evs.clear();
