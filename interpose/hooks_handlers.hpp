@@ -9,6 +9,7 @@
 // which hooks_driver.cpp and hooks_runtime.cpp define before instantiating any hook.
 #include <cstddef>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 
 #include "interpose/hooks_args.hpp"
@@ -265,6 +266,7 @@ R handle(kind_tag<hook_kind::teardown>, R (*real)(A...), A... a) noexcept {
   if constexpr (detail::count_of<CUcontext, A...> == 1) {
     const CUcontext context = detail::context_arg(nullptr, a...);
     const R result = real(a...);
+    function_attributes_forgotten();  // a new context may come back with the old one's handles
     if (result == detail::success<R>()) context_destroyed(context);
     return result;
   } else {
@@ -277,20 +279,59 @@ R handle(kind_tag<hook_kind::teardown>, R (*real)(A...), A... a) noexcept {
       device = current_device();
     }
     const R result = real(a...);
+    function_attributes_forgotten();
     if (result == detail::success<R>() && device >= 0) device_reset(device);
     return result;
   }
 }
 
+// The two entry points that set one attribute of one function: cuFuncSetAttribute(CUfunction,
+// attribute, value) and cudaFuncSetAttribute(host stub, attribute, value). Their attributes are
+// numbered alike where acs remembers values (launch_conditions::remembers_attribute).
+template <class Entry>
+inline constexpr bool sets_function_attribute = std::string_view(Entry::name) == "cuFuncSetAttribute" ||
+                                                std::string_view(Entry::name) == "cudaFuncSetAttribute";
+static_assert(static_cast<int>(cudaFuncAttributeMaxDynamicSharedMemorySize) ==
+                  static_cast<int>(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) &&
+              static_cast<int>(cudaFuncAttributePreferredSharedMemoryCarveout) ==
+                  static_cast<int>(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT));
+
 // What may make a launch of a kind that succeeded before fail (docs/design.md rule 6): every
 // launch acs deferred is issued before it changes, none is deferred while it changes, and no
-// earlier success counts after it.
+// earlier success counts after it. A set of a function's attribute to the value it already holds
+// changes nothing (function_attribute_set); the attributes acs remembers are forgotten after any
+// other such call.
 template <class Entry, class R, class... A>
 R handle(kind_tag<hook_kind::function_config>, R (*real)(A...), A... a) noexcept {
-  launch_conditions_change_begins();
-  const R result = real(a...);
-  launch_conditions_changed();
-  return result;
+  if constexpr (sets_function_attribute<Entry>) {
+    static_assert(sizeof...(A) == 3, "(function, attribute, value)");
+    struct call {
+      R (*real)(A...);
+      std::tuple<A...> args;
+      R result;
+    } c{real, {a...}, R{}};
+    const auto set = [](void* context) noexcept -> int {
+      auto& k = *static_cast<call*>(context);
+      k.result = std::apply(k.real, k.args);
+      return static_cast<int>(k.result);
+    };
+    // The function the attribute belongs to: a driver call names it; a runtime call names a host
+    // stub, whose function in the current context is looked up (nullptr: a change as any other).
+    const void* function = nullptr;
+    if constexpr (Entry::api == hook_api::driver)
+      function = static_cast<const void*>(detail::arg<0>(a...));
+    else
+      function = static_cast<const void*>(function_of_host_stub(static_cast<const void*>(detail::arg<0>(a...))));
+    (void)function_attribute_set(function, static_cast<int>(detail::arg<1>(a...)), static_cast<int>(detail::arg<2>(a...)),
+                                 set, &c);
+    return c.result;
+  } else {
+    launch_conditions_change_begins();
+    const R result = real(a...);
+    function_attributes_forgotten();
+    launch_conditions_changed();
+    return result;
+  }
 }
 
 // Unloading code changes them too: function handles may name other kernels afterwards, and

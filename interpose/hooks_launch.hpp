@@ -136,6 +136,10 @@ inline int dispatch(launch_request& request, launch_closure issue) noexcept {
 // (hooks_runtime.cpp) may name unloaded code, and their handles may be reused.
 void forget_launch_functions() noexcept;
 
+// The CUfunction of a host stub in the current context (cached as for launches), nullptr where
+// it cannot be known without disturbing the runtime's error state (hooks_runtime.cpp).
+CUfunction function_of_host_stub(const void* stub) noexcept;
+
 inline void launched_as_is(const char* api, CUstream stream, default_stream zero, pass_reason why) noexcept {
   log::debug("launch via {}: stream {}, issued as-is (reason {})", api, static_cast<const void*>(stream),
                  static_cast<int>(why));

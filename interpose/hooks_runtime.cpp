@@ -156,6 +156,8 @@ launch_shape shape_of(dim3 grid, dim3 block, std::size_t shared) noexcept {
 
 void forget_launch_functions() noexcept { functions_generation.fetch_add(1, std::memory_order_acq_rel); }
 
+CUfunction function_of_host_stub(const void* stub) noexcept { return cached_function_of_stub(stub); }
+
 template <>
 struct special<hook_api::runtime> {
   // cudaLaunchKernel, cudaLaunchKernel_ptsz: `func` is a host stub (or a cudaKernel_t cast to it).

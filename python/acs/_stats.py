@@ -37,6 +37,7 @@ SECTIONS = [
         ("probe_code_waits", "probed launches that read their kernel's layout themselves"),
         ("probe_code_wait_us", "  µs that took on the program's thread"),
         ("condition_changes", "calls that may change whether a launch succeeds (cuFuncSetAttribute...)"),
+        ("condition_repeats", "  attribute sets of the value already held: no change"),
     ]),
     ("Issuing threads", [
         ("deferred", "launches issued by acs's threads"),

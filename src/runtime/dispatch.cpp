@@ -280,6 +280,11 @@ void passing_through(bool launch) noexcept {
 // Unconditional, and cheap without a scheduler: a begin must always meet its end.
 void launch_conditions_change_begins() noexcept { launch_conditions::change_begins(); }
 void launch_conditions_changed() noexcept { launch_conditions::change_ends(); }
+int function_attribute_set(const void* function, int attribute, int value, int (*set)(void* context),
+                           void* context) noexcept {
+  return launch_conditions::set_function_attribute(function, attribute, value, set, context);
+}
+void function_attributes_forgotten() noexcept { launch_conditions::forget_attribute_values(); }
 void call_failed(int status) noexcept { (void)launch_conditions::call_failed(status); }
 
 ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {

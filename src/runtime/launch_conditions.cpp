@@ -1,6 +1,8 @@
 #include "src/runtime/launch_conditions.hpp"
 
 #include <atomic>
+#include <mutex>
+#include <unordered_map>
 
 #include "src/runtime/devices.hpp"
 #include "src/support/guard.hpp"
@@ -14,6 +16,22 @@ namespace {
 std::atomic<std::uint64_t> current_generation{1};
 std::atomic<unsigned> changes_running{0};
 std::atomic<int> context_failure{0};  // the first context failure seen, 0 for none
+
+// What the last successful set of each remembered (function, attribute) gave it. Held across the
+// real call, so that the table always says what the last completed set through it left.
+struct attribute_key {
+  const void* function;
+  int attribute;
+  bool operator==(const attribute_key&) const = default;
+};
+struct attribute_key_hash {
+  std::size_t operator()(const attribute_key& k) const noexcept {
+    return std::hash<const void*>{}(k.function) ^ (static_cast<std::size_t>(k.attribute) << 1);
+  }
+};
+std::mutex attribute_mutex;
+std::unordered_map<attribute_key, int, attribute_key_hash> attribute_values;  // guarded by attribute_mutex
+constexpr std::size_t max_attribute_values = 4096;  // a program setting more: forgotten, set again
 
 }  // namespace
 
@@ -41,6 +59,49 @@ void change_begins() noexcept {
 void change_ends() noexcept {
   current_generation.fetch_add(1, std::memory_order_acq_rel);
   changes_running.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+bool remembers_attribute(int attribute) noexcept {
+  return attribute == 8 || attribute == 9;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, _PREFERRED_SHARED_MEMORY_CARVEOUT
+}
+
+int set_function_attribute(const void* function, int attribute, int value, int (*set)(void* context),
+                           void* context) noexcept {
+  if (function == nullptr || !remembers_attribute(attribute)) {
+    change_begins();
+    const int status = set(context);
+    forget_attribute_values();
+    change_ends();
+    return status;
+  }
+  const attribute_key key{function, attribute};
+  std::unique_lock lock(attribute_mutex);
+  const auto known = attribute_values.find(key);
+  if (known != attribute_values.end() && known->second == value) {
+    stats::count_condition_repeat();
+    const int status = set(context);  // changes nothing: no launch can fail for it
+    if (status != 0) attribute_values.erase(known);  // what it holds now is not known
+    return status;
+  }
+  change_begins();
+  const int status = set(context);
+  try {
+    if (status != 0) {
+      attribute_values.erase(key);
+    } else {
+      if (attribute_values.size() >= max_attribute_values) attribute_values.clear();
+      attribute_values[key] = value;
+    }
+  } catch (...) {  // out of memory: nothing remembered, every later set a change
+    attribute_values.clear();
+  }
+  change_ends();
+  return status;
+}
+
+void forget_attribute_values() noexcept {
+  const std::lock_guard lock(attribute_mutex);
+  attribute_values.clear();
 }
 
 bool is_context_failure(int status) noexcept {

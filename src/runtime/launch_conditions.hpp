@@ -39,6 +39,29 @@ bool call_failed(int status) noexcept;
 /// @brief A deferred launch failed for another reason: stops deferral for good all the same.
 void stop_deferral(int status) noexcept;
 
+/// @brief A set of one attribute of one function (`function`: its CUfunction) to `value`: `set`
+/// makes the real call and returns its status (0: success). Libraries set a kernel's dynamic shared
+/// memory limit before each of its launches (CUTLASS-style code does, from 48 KB), and as a change
+/// each such call drains the issuing threads and leaves every launch kind unproven. So a set of
+/// the value that the last successful set of that attribute of that function gave it, with no
+/// forget_attribute_values since, changes nothing and runs unbracketed; any other runs between
+/// change_begins and change_ends and is remembered if it succeeds. Remembered for the
+/// attributes that decide a launch's resources and are numbered alike in both APIs: the dynamic
+/// shared memory limit and the shared memory carveout; any other attribute is always a change.
+/// Sound while distinct CUfunctions are distinct kernels' state, which the driver's handles are
+/// (a CUkernel's or a host stub's function in a context is that context's one CUfunction);
+/// the calls that reach a function by another name (cuKernelSetAttribute, a cache or limit
+/// setting) forget every value (docs/design.md §3, "Which launches are deferred").
+int set_function_attribute(const void* function, int attribute, int value, int (*set)(void* context),
+                           void* context) noexcept;
+
+/// @brief Forgets every remembered attribute value: after a change acs cannot attribute to one
+/// function and attribute, code unloaded (a handle may then name another kernel), a context torn down.
+void forget_attribute_values() noexcept;
+
+/// @brief Whether set_function_attribute remembers `attribute` (CUfunction_attribute numbering).
+bool remembers_attribute(int attribute) noexcept;
+
 /// @brief Tests only: forgets a context failure seen before.
 void reset_for_testing() noexcept;
 

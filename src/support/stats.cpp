@@ -114,6 +114,7 @@ summary collect() noexcept {
   s.probe_code_waits = c.probe_code_waits.load(std::memory_order_relaxed);
   s.probe_code_wait_ns = c.probe_code_wait_ns.load(std::memory_order_relaxed);
   s.condition_changes = c.condition_changes.load(std::memory_order_relaxed);
+  s.condition_repeats = c.condition_repeats.load(std::memory_order_relaxed);
   if (const scheduler_source f = source.load(std::memory_order_acquire)) {
     try {
       f(s);
@@ -131,10 +132,10 @@ std::string format_machine(const summary& s) {
 #undef ACS_STATS_FIELD
   out += fmt::format(" mean_occupancy={:.2f} devices={} functions_ptx={} functions_no_ptx={} probes_busy={}"
                      " probes_idle={} probes_launch_bound={} probe_pauses={} probe_code_waits={}"
-                     " probe_code_wait_us={} condition_changes={} passed={}",
+                     " probe_code_wait_us={} condition_changes={} condition_repeats={} passed={}",
                      mean_occupancy(s), s.devices, s.functions_ptx, s.functions_no_ptx, s.probes_busy,
                      s.probes_idle, s.probes_launch_bound, s.probe_pauses, s.probe_code_waits,
-                     s.probe_code_wait_ns / 1000, s.condition_changes, total_passed(s));
+                     s.probe_code_wait_ns / 1000, s.condition_changes, s.condition_repeats, total_passed(s));
   for (std::size_t i = 0; i < reason_count; ++i)
     out += fmt::format(" pass_{}={}", reason_name(static_cast<pass_reason>(i)), s.passed[i]);
   // Per device: what tells whether each device's kernels went to its own pool, and how they fared.
@@ -184,6 +185,10 @@ std::string format_human(const summary& s) {
                        "a limit, code unloaded): each one waited for the launches acs's threads still held, and "
                        "after it no launch is copied for them before its kind succeeded again\n",
                        s.condition_changes);
+  if (s.condition_repeats != 0)
+    out += fmt::format("[acs] stats: {} sets of a function's attribute to the value it already held, "
+                       "which changed nothing\n",
+                       s.condition_repeats);
   if (k.relayed != 0 || k.relay_in_place != 0)
     out += fmt::format("[acs] stats: {} launches of stepped-aside streams relayed to acs's thread (ACS_RELAY), {} made "
                        "at once (the first of their kind, or the thread asleep); the program waited for one not yet "

@@ -36,6 +36,7 @@ struct summary {
   std::uint64_t probe_code_waits = 0;                // probed launches that read their kernel's layout themselves
   std::uint64_t probe_code_wait_ns = 0;              // the time those took, on the program's thread
   std::uint64_t condition_changes = 0;               // calls that may change whether a launch succeeds
+  std::uint64_t condition_repeats = 0;               // attribute sets of the value already set: no change
   unsigned devices = 0;                              // schedulers created
   std::vector<device_figures> per_device;            // by device ordinal, ascending
 };
@@ -57,6 +58,7 @@ struct counters {
   std::atomic<std::uint64_t> probe_code_waits{0};
   std::atomic<std::uint64_t> probe_code_wait_ns{0};
   std::atomic<std::uint64_t> condition_changes{0};
+  std::atomic<std::uint64_t> condition_repeats{0};
 };
 counters& global() noexcept;
 }  // namespace detail
@@ -117,6 +119,13 @@ inline void count_probe_code_wait(std::uint64_t ns) noexcept {
 inline void count_condition_change() noexcept {
   if (detail::counting.load(std::memory_order_relaxed))
     detail::global().condition_changes.fetch_add(1, std::memory_order_relaxed);
+}
+
+/// @brief Counts a set of a function's attribute to the value it already held: no change
+/// (launch_conditions::set_function_attribute; only while ACS_STATS=1).
+inline void count_condition_repeat() noexcept {
+  if (detail::counting.load(std::memory_order_relaxed))
+    detail::global().condition_repeats.fetch_add(1, std::memory_order_relaxed);
 }
 
 /// @brief Where the schedulers' counters come from (set by the runtime).

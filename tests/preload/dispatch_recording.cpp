@@ -149,6 +149,20 @@ void cuda_in_use() noexcept {}
 void passing_through(bool) noexcept {}
 void launch_conditions_change_begins() noexcept { record(event(recorded::conditions_change)); }
 void launch_conditions_changed() noexcept { record(event(recorded::conditions_changed)); }
+// Recorded as any other change: what the runtime remembers of attribute values is its own
+// (tests/unit/test_launch_conditions.cpp, preload.fake_driver_attribute_repeats).
+int function_attribute_set(const void* function, int, int value, int (*set)(void* context),
+                           void* context) noexcept {
+  recorded_event e = event(recorded::attribute_set);
+  e.function = const_cast<void*>(function);
+  e.detail = value;
+  record(e);
+  launch_conditions_change_begins();
+  const int status = set(context);
+  launch_conditions_changed();
+  return status;
+}
+void function_attributes_forgotten() noexcept {}
 void call_failed(int status) noexcept {
   recorded_event e = event(recorded::call_failed);
   e.detail = status;

@@ -11,6 +11,12 @@
 //   deferred_error_attribute  cuFuncSetAttribute lowers a function's shared memory limit: its
 //                             launches then fail, each returning its own error (not sticky), and
 //                             every launch that returned success ran
+//   attribute_repeats         CUTLASS's shape: the shared memory limit set to the same value before
+//                             each of 300 launches (and another kernel's launch after each): all
+//                             succeed and run; then lowered, and set again to the lowered value
+//                             before each launch over it: each such launch returns its own error;
+//                             raised: each succeeds again (preload.fake_driver_attribute_repeats
+//                             requires those sets counted as repeats, and the launches relayed)
 //   deferred_error_sticky_chain  the same with a dependent chain (every launch the same buffers):
 //                             acs steps aside from the stream, and with ACS_GRAPH=auto replays it
 //   chain_replay              a dependent chain in bursts of 64 launches, a stream sync after
@@ -496,6 +502,50 @@ int attribute() {
   return failures == 0 ? 0 : 1;
 }
 
+int attribute_repeats() {
+  program p;
+  const CUfunction other = reinterpret_cast<CUfunction>(0x4260);
+  const auto set_limit = [&](int bytes) {
+    expect(cuFuncSetAttribute(p.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes) == CUDA_SUCCESS,
+           "cuFuncSetAttribute");
+  };
+  const auto launch_other = [&](int i) {
+    CUdeviceptr a = p.buffers[2 * (i % 4)], b = p.buffers[2 * (i % 4) + 1];
+    void* params[] = {&a, &b};
+    return cuLaunchKernel(other, 1, 1, 1, 32, 1, 1, 0, p.stream, params, nullptr);
+  };
+  int succeeded = 0;
+  for (int i = 0; i < 300; ++i) {
+    set_limit(2048);  // the same value each time: changes nothing
+    succeeded += p.launch(i, 1024) == CUDA_SUCCESS;
+    succeeded += launch_other(i) == CUDA_SUCCESS;
+  }
+  expect(succeeded == 600, "a launch within the limit failed");
+  set_limit(512);  // lowered: each launch over it must return its own error, now
+  int rejected = 0;
+  for (int i = 0; i < 100; ++i) {
+    set_limit(512);  // the lowered value again: still lowered
+    const CUresult r = p.launch(i, 1024);
+    rejected += r == CUDA_ERROR_INVALID_VALUE;
+    succeeded += r == CUDA_SUCCESS;
+    succeeded += launch_other(i) == CUDA_SUCCESS;
+  }
+  std::printf("launches over the lowered limit that returned their error: %d of 100\n", rejected);
+  expect(rejected == 100, "a launch over the lowered limit did not return its error");
+  set_limit(2048);
+  int after = 0;
+  for (int i = 0; i < 100; ++i) {
+    set_limit(2048);
+    after += p.launch(i, 1024) == CUDA_SUCCESS;
+  }
+  succeeded += after;
+  expect(after == 100, "a launch within the raised limit failed");
+  expect(cuCtxSynchronize() == CUDA_SUCCESS, "cuCtxSynchronize");
+  expect(launches_seen() == 900, "not every launch reached the driver exactly once");
+  expect(launches_run() == static_cast<std::uint64_t>(succeeded), "a launch returned success but did not run");
+  return failures == 0 ? 0 : 1;
+}
+
 int side_effects() {
   const char* preload = std::getenv("LD_PRELOAD");
   const bool under_acs = preload != nullptr && std::strstr(preload, "libacs") != nullptr;
@@ -682,6 +732,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "graph_arguments") == 0) return graph_arguments();
   if (std::strcmp(mode, "deferred_error_fault") == 0) return fault();
   if (std::strcmp(mode, "deferred_error_attribute") == 0) return attribute();
+  if (std::strcmp(mode, "attribute_repeats") == 0) return attribute_repeats();
   if (std::strcmp(mode, "process_fork") == 0) return process_fork();
   if (std::strcmp(mode, "side_effects_cuda") == 0) return side_effects();
   if (std::strcmp(mode, "launch_loop") == 0) return launch_loop(0);

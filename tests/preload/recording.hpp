@@ -26,6 +26,7 @@ enum class recorded : int {
   unreserved,           // reservation_freed: address
   peer_copy_begins,     // per_thread: the default stream of the _ptds twins
   peer_copy_done,
+  attribute_set,        // function_attribute_set: function, detail: the value
 };
 
 struct recorded_event {

@@ -833,14 +833,38 @@ TEST_F(preload_deferred_error, function_config_calls_are_bracketed_by_the_launch
   ASSERT_EQ(proc<PFN_cuLibraryUnload_v12000>("cuLibraryUnload", 12000)(l), CUDA_SUCCESS);
   std::vector<recorded> seen;
   for (const recorded_event& e : all_events()) seen.push_back(e.what);
-  const std::vector<recorded> expected = {recorded::conditions_change, recorded::conditions_changed,
-                                          recorded::code_loaded,       recorded::conditions_change,
-                                          recorded::conditions_changed, recorded::unloaded};
+  const std::vector<recorded> expected = {recorded::attribute_set,     recorded::conditions_change,
+                                          recorded::conditions_changed, recorded::code_loaded,
+                                          recorded::conditions_change,  recorded::conditions_changed,
+                                          recorded::unloaded};
   EXPECT_EQ(seen, expected);
   const auto c = calls();
   ASSERT_FALSE(c.empty());
   EXPECT_STREQ(c[0].name, "cuFuncSetAttribute");
   EXPECT_EQ(c[0].function, function(0x77));
+}
+
+// A set of one function's attribute reaches the runtime with the function it belongs to, which
+// is where acs remembers values set (launch_conditions::set_function_attribute): the CUfunction
+// a driver call names, and for cudaFuncSetAttribute its host stub's CUfunction; the runtime's
+// own driver call inside it passes straight through.
+void stub_attribute() {}
+
+TEST_F(preload_deferred_error, an_attribute_set_names_the_function_it_belongs_to) {
+  fake_cudart_register(reinterpret_cast<const void*>(&stub_attribute), function(0xa7));
+  auto set_attribute = proc<PFN_cuFuncSetAttribute_v9000>("cuFuncSetAttribute", 12000);
+  EXPECT_EQ(set_attribute(function(0x77), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1024), CUDA_SUCCESS);
+  EXPECT_EQ(cudaFuncSetAttribute(reinterpret_cast<const void*>(&stub_attribute),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, 2048),
+            cudaSuccess);
+  std::vector<recorded_event> sets;
+  for (const recorded_event& e : all_events())
+    if (e.what == recorded::attribute_set) sets.push_back(e);
+  ASSERT_EQ(sets.size(), 2u) << "each call reported once, the runtime's driver call inside it not again";
+  EXPECT_EQ(sets[0].function, static_cast<void*>(function(0x77)));
+  EXPECT_EQ(sets[0].detail, 1024);
+  EXPECT_EQ(sets[1].function, static_cast<void*>(function(0xa7))) << "the stub's function, not the stub";
+  EXPECT_EQ(sets[1].detail, 2048);
 }
 
 // Every hooked call that fails is reported with its status (after a context failure, no launch is

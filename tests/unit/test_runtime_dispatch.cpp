@@ -660,6 +660,66 @@ TEST_F(runtime_deferred_error, a_change_of_the_conditions_forgets_earlier_succes
   EXPECT_TRUE(defers(b)) << "a success after it does";
 }
 
+// set_function_attribute's real call: records that it ran and returns `status`.
+struct attribute_call {
+  int status = 0;
+  int calls = 0;
+  static int run(void* context) noexcept {
+    auto& c = *static_cast<attribute_call*>(context);
+    ++c.calls;
+    return c.status;
+  }
+};
+
+TEST_F(runtime_deferred_error, a_set_of_the_value_already_set_changes_nothing) {
+  cuda_backend b(table_, ctx_);
+  launch_conditions::forget_attribute_values();
+  const void* f = reinterpret_cast<const void*>(0x77);
+  constexpr int limit = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+  attribute_call c;
+  EXPECT_EQ(launch_conditions::set_function_attribute(f, limit, 65536, attribute_call::run, &c), 0);
+  launch_in_place(b, 0);
+  ASSERT_TRUE(defers(b));
+  const std::uint64_t generation = launch_conditions::generation();
+  EXPECT_EQ(launch_conditions::set_function_attribute(f, limit, 65536, attribute_call::run, &c), 0);
+  EXPECT_EQ(c.calls, 2) << "the real call is always made";
+  EXPECT_EQ(launch_conditions::generation(), generation) << "the same value again: no change";
+  EXPECT_TRUE(defers(b)) << "earlier successes still count";
+  EXPECT_EQ(launch_conditions::set_function_attribute(f, limit, 32768, attribute_call::run, &c), 0);
+  EXPECT_NE(launch_conditions::generation(), generation) << "another value: a change";
+  EXPECT_FALSE(defers(b));
+  launch_in_place(b, 0);
+  EXPECT_TRUE(defers(b));
+  // Another function, another attribute, an attribute not remembered, an unknown function: changes.
+  for (const auto& [function, attribute] : {std::pair{reinterpret_cast<const void*>(0x78), limit},
+                                            std::pair{f, 9}, std::pair{f, 10},
+                                            std::pair{static_cast<const void*>(nullptr), limit}}) {
+    const std::uint64_t before = launch_conditions::generation();
+    EXPECT_EQ(launch_conditions::set_function_attribute(function, attribute, 32768, attribute_call::run, &c), 0);
+    EXPECT_NE(launch_conditions::generation(), before) << function << " attribute " << attribute;
+  }
+  // f's limit is 32768 and remembered; an attribute not remembered (10) forgot it, as any call
+  // acs cannot attribute would: the same value is a change again, then remembered.
+  std::uint64_t before = launch_conditions::generation();
+  EXPECT_EQ(launch_conditions::set_function_attribute(f, limit, 32768, attribute_call::run, &c), 0);
+  EXPECT_NE(launch_conditions::generation(), before);
+  before = launch_conditions::generation();
+  EXPECT_EQ(launch_conditions::set_function_attribute(f, limit, 32768, attribute_call::run, &c), 0);
+  EXPECT_EQ(launch_conditions::generation(), before);
+  // Forgotten (code unloaded, a context torn down): a change again.
+  launch_conditions::forget_attribute_values();
+  EXPECT_EQ(launch_conditions::set_function_attribute(f, limit, 32768, attribute_call::run, &c), 0);
+  EXPECT_NE(launch_conditions::generation(), before);
+  // A failed set leaves the value unknown: the next set of that value is a change.
+  attribute_call failing{1};
+  before = launch_conditions::generation();
+  EXPECT_EQ(launch_conditions::set_function_attribute(f, limit, 32768, attribute_call::run, &failing), 1);
+  EXPECT_EQ(launch_conditions::generation(), before) << "the same value, whose call failed";
+  EXPECT_EQ(launch_conditions::set_function_attribute(f, limit, 32768, attribute_call::run, &c), 0);
+  EXPECT_NE(launch_conditions::generation(), before);
+  launch_conditions::forget_attribute_values();
+}
+
 TEST_F(runtime_deferred_error, nothing_is_deferred_after_a_context_failure) {
   cuda_backend b(table_, ctx_);
   launch_in_place(b, 0);

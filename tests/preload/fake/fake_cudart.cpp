@@ -39,6 +39,7 @@ struct driver {
   PFN_cuStreamBeginCapture_v10010 begin_capture = nullptr;
   PFN_cuStreamSynchronize_v2000 synchronize = nullptr;
   PFN_cuCtxSetCurrent_v4000 set_current = nullptr;
+  PFN_cuFuncSetAttribute_v9000 set_attribute = nullptr;
 };
 
 template <class F>
@@ -63,6 +64,7 @@ const driver& cu() {
     get(r, "cuStreamBeginCapture", r.begin_capture);
     get(r, "cuStreamSynchronize", r.synchronize);
     get(r, "cuCtxSetCurrent", r.set_current);
+    get(r, "cuFuncSetAttribute", r.set_attribute);
     return r;
   }();
   return d;
@@ -122,6 +124,13 @@ cudaError_t cudaGetLastError() {
   const cudaError_t e = last_error;
   last_error = cudaSuccess;
   return e;
+}
+
+// As the real runtime does: the driver's call on the stub's function (the numbering agrees).
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+  initialise();
+  if (cu().set_attribute == nullptr) return last_error = cudaErrorInitializationError;
+  return result(cu().set_attribute(function_of(func), static_cast<CUfunction_attribute>(attr), value));
 }
 
 cudaError_t cudaLaunchKernel(const void* func, dim3 g, dim3 b, void** args, size_t shared, cudaStream_t s) {
