@@ -60,6 +60,11 @@ bool same_arguments(const param_layout& layout, void* const* params, const std::
 
 }  // namespace
 
+std::size_t inference_memo::slot_of(const param_layout* layout, void* const* params) noexcept {
+  std::uint32_t bytes = 0;
+  return static_cast<std::size_t>(arguments_hash(layout, params, bytes) % slots);
+}
+
 inference_result inference_memo::infer(const param_layout* layout, void* const* params, void* const* extra,
                                        const allocation_map& allocations, pointer_probe& probe, access_set& out,
                                        const inference_options& options) {

@@ -43,6 +43,10 @@ class inference_memo {
                          const allocation_map& allocations, pointer_probe& probe, access_set& out,
                          const inference_options& options = {});
 
+  /// @brief The slot a launch's entry takes: tests that count hits choose launches whose slots
+  /// differ (the hash covers the layout's address, which moves from run to run).
+  static std::size_t slot_of(const param_layout* layout, void* const* params) noexcept;
+
   std::uint64_t hits() const noexcept { return hits_; }
   std::uint64_t misses() const noexcept { return misses_; }
   /// @brief Of the hits, those found as the entry that followed the previous launch last time.

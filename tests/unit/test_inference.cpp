@@ -750,6 +750,25 @@ TEST_F(inference_memo_test, a_loop_finds_each_launch_as_the_one_that_followed_th
   void* first[] = {&a1, &b1, &n};
   void* second[] = {&a2, &b2, &n};
   void* third[] = {&a3, &b3, &n};
+  // The four argument sets below, each in a slot of its own (the slots move with the layout's
+  // address from run to run: a shared one would evict an entry, about one run in 60): the second
+  // launch's first pointer and the third's moved within their allocation, footprints unchanged.
+  const auto slot = [&](void** params) { return inference_memo::slot_of(&two_pointers_and_int, params); };
+  const auto second_slots = [&] {
+    std::set<std::size_t> s{slot(first), slot(second)};
+    b2 = alloc_a + 8;  // the pointer the test changes later
+    s.insert(slot(second));
+    b2 = alloc_b + 8;
+    return s;
+  };
+  while (second_slots().size() < 3) a2 += 8;
+  std::set<std::size_t> taken = second_slots();
+  b2 = alloc_a + 8;
+  taken.insert(slot(second));
+  b2 = alloc_b + 8;
+  while (taken.count(slot(third)) != 0) a3 += 8;
+  ASSERT_LT(a2, alloc_a + 128);
+  ASSERT_LT(a3, alloc_a + 256);
   for (int round = 0; round < 3; ++round) {
     ASSERT_EQ(remembered(&two_pointers_and_int, first), inference_result::inferred);
     ASSERT_EQ(remembered(&two_pointers_and_int, second), inference_result::inferred);
