@@ -322,8 +322,8 @@ R handle(kind_tag<hook_kind::function_config>, R (*real)(A...), A... a) noexcept
       function = static_cast<const void*>(detail::arg<0>(a...));
     else
       function = static_cast<const void*>(function_of_host_stub(static_cast<const void*>(detail::arg<0>(a...))));
-    (void)function_attribute_set(function, static_cast<int>(detail::arg<1>(a...)), static_cast<int>(detail::arg<2>(a...)),
-                                 set, &c);
+    const int attribute = static_cast<int>(detail::arg<1>(a...)), value = static_cast<int>(detail::arg<2>(a...));
+    (void)function_attribute_set(function, attribute, value, set, &c);
     return c.result;
   } else {
     launch_conditions_change_begins();

@@ -62,7 +62,9 @@ void change_ends() noexcept {
 }
 
 bool remembers_attribute(int attribute) noexcept {
-  return attribute == 8 || attribute == 9;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, _PREFERRED_SHARED_MEMORY_CARVEOUT
+  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES and _PREFERRED_SHARED_MEMORY_CARVEOUT (and the
+  // runtime's two of the same numbers, hooks_handlers.hpp)
+  return attribute == 8 || attribute == 9;
 }
 
 int set_function_attribute(const void* function, int attribute, int value, int (*set)(void* context),
