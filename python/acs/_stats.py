@@ -46,6 +46,13 @@ SECTIONS = [
         ("relayed", "stepped-aside launches relayed to them (ACS_RELAY)"),
         ("relay_in_place", "stepped-aside launches made at once under ACS_RELAY"),
         ("relay_waits", "calls that waited for a relayed launch not yet made"),
+        ("uncopied_attributes", "launches not copyable: launch attributes"),
+        ("uncopied_extra", "  arguments passed as extra"),
+        ("uncopied_grid", "  a grid beyond the device's limits"),
+        ("uncopied_conditions", "  a change of the launch conditions under way, or a context failure"),
+        ("uncopied_unproven", "  no success of its kind since the last change"),
+        ("uncopied_context", "  not the primary context current"),
+        ("uncopied_layout", "  parameter layout unknown"),
     ]),
     ("Graph replay (ACS_GRAPH=auto|pool)", [
         ("graphs_built", "graph executables instantiated"),

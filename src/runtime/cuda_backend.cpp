@@ -10,6 +10,7 @@
 #include "src/runtime/launch_conditions.hpp"
 #include "src/support/log.hpp"
 #include "src/support/stage_timer.hpp"
+#include "src/support/stats.hpp"
 #include "src/support/thread_cache.hpp"
 
 namespace acs {
@@ -183,18 +184,27 @@ const void* cuda_backend::detach(const void* kernel) {
   ACS_STAGE(segment_key);
   const auto* p = static_cast<const pending_launch*>(kernel);
   const launch_request* r = p->request;
-  if (cuda_.cuLaunchKernel_ == nullptr || r == nullptr || r->function == nullptr || r->shape.attributes ||
-      r->extra != nullptr || !grid_within_limits(r->shape) || !launch_conditions::deferral_allowed())
+  if (cuda_.cuLaunchKernel_ == nullptr || r == nullptr || r->function == nullptr) return nullptr;
+  // Why not, counted with ACS_STATS (stats::uncopied): which of these keeps a program's launches
+  // from the relay is not visible otherwise.
+  const auto uncopied = [](stats::uncopied why) noexcept {
+    stats::count_uncopied(why);
     return nullptr;
+  };
+  if (r->shape.attributes) return uncopied(stats::uncopied::attributes);
+  if (r->extra != nullptr) return uncopied(stats::uncopied::extra);
+  if (!grid_within_limits(r->shape)) return uncopied(stats::uncopied::grid);
+  if (!launch_conditions::deferral_allowed()) return uncopied(stats::uncopied::conditions);
   if (const std::uint64_t generation = launch_conditions::generation(); generation != generation_) {
     succeeded_.clear();  // something that decides a launch's success changed since
     generation_ = generation;
-    return nullptr;
+    return uncopied(stats::uncopied::unproven);
   }
-  if (!succeeded(kind_of(*r)) || !in_own_context()) return nullptr;
+  if (!succeeded(kind_of(*r))) return uncopied(stats::uncopied::unproven);
+  if (!in_own_context()) return uncopied(stats::uncopied::context);
   const launch_shape& s = r->shape;
   const inference::param_layout* layout = inference::layout_of(r->function);
-  if (layout == nullptr || (r->params == nullptr && !layout->empty())) return nullptr;
+  if (layout == nullptr || (r->params == nullptr && !layout->empty())) return uncopied(stats::uncopied::layout);
   std::unique_ptr<detached_launch> d = detached_.take();
   d->function = r->function;
   d->shape = s;

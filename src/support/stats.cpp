@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -115,6 +116,8 @@ summary collect() noexcept {
   s.probe_code_wait_ns = c.probe_code_wait_ns.load(std::memory_order_relaxed);
   s.condition_changes = c.condition_changes.load(std::memory_order_relaxed);
   s.condition_repeats = c.condition_repeats.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < uncopied_count; ++i)
+    s.uncopied_launches[i] = c.uncopied_launches[i].load(std::memory_order_relaxed);
   if (const scheduler_source f = source.load(std::memory_order_acquire)) {
     try {
       f(s);
@@ -138,6 +141,8 @@ std::string format_machine(const summary& s) {
                      s.probe_code_wait_ns / 1000, s.condition_changes, s.condition_repeats, total_passed(s));
   for (std::size_t i = 0; i < reason_count; ++i)
     out += fmt::format(" pass_{}={}", reason_name(static_cast<pass_reason>(i)), s.passed[i]);
+  for (std::size_t i = 0; i < uncopied_count; ++i)
+    out += fmt::format(" uncopied_{}={}", uncopied_name(static_cast<uncopied>(i)), s.uncopied_launches[i]);
   // Per device: what tells whether each device's kernels went to its own pool, and how they fared.
   for (const device_figures& d : s.per_device) {
     const scheduler_stats& dk = d.scheduler;
@@ -185,6 +190,16 @@ std::string format_human(const summary& s) {
                        "a limit, code unloaded): each one waited for the launches acs's threads still held, and "
                        "after it no launch is copied for them before its kind succeeded again\n",
                        s.condition_changes);
+  if (std::any_of(s.uncopied_launches.begin(), s.uncopied_launches.end(), [](std::uint64_t n) { return n != 0; })) {
+    out += "[acs] stats: launches not copyable for acs's threads, the relay or a graph (made at once), by reason:";
+    const char* between = " ";
+    for (std::size_t i = 0; i < uncopied_count; ++i) {
+      if (s.uncopied_launches[i] == 0) continue;
+      out += fmt::format("{}{} {}", between, uncopied_name(static_cast<uncopied>(i)), s.uncopied_launches[i]);
+      between = ", ";
+    }
+    out += "\n";
+  }
   if (s.condition_repeats != 0)
     out += fmt::format("[acs] stats: {} sets of a function's attribute to the value it already held, "
                        "which changed nothing\n",

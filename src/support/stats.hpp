@@ -17,6 +17,25 @@ namespace acs::stats {
 
 inline constexpr std::size_t reason_count = static_cast<std::size_t>(pass_reason::count_);
 
+// Why a launch could not be copied for acs's threads, the relay or a graph (cuda_backend::detach):
+// its status is not known in advance (docs/design.md rule 6), so it is made at once.
+enum class uncopied : std::uint8_t {
+  attributes,  // launch attributes, or shared memory the driver's call cannot carry
+  extra,       // arguments passed as `extra`
+  grid,        // a grid beyond the device's limits
+  conditions,  // a change of the launch conditions under way, or a context failure seen
+  unproven,    // no success of its kind (function, block, shared memory) since the last change
+  context,     // not the device's primary context current
+  layout,      // its parameter layout unknown, or no parameters where it has some
+  count_
+};
+inline constexpr std::size_t uncopied_count = static_cast<std::size_t>(uncopied::count_);
+constexpr const char* uncopied_name(uncopied why) noexcept {
+  constexpr const char* names[] = {"attributes", "extra", "grid", "conditions", "unproven", "context", "layout"};
+  static_assert(std::size(names) == uncopied_count);
+  return names[static_cast<std::size_t>(why)];
+}
+
 // One device's schedulers (a device reset makes a new one: they are summed).
 struct device_figures {
   int device = -1;  // the CUDA device ordinal (CUdevice)
@@ -37,6 +56,7 @@ struct summary {
   std::uint64_t probe_code_wait_ns = 0;              // the time those took, on the program's thread
   std::uint64_t condition_changes = 0;               // calls that may change whether a launch succeeds
   std::uint64_t condition_repeats = 0;               // attribute sets of the value already set: no change
+  std::array<std::uint64_t, uncopied_count> uncopied_launches{};  // launches not copyable, per reason
   unsigned devices = 0;                              // schedulers created
   std::vector<device_figures> per_device;            // by device ordinal, ascending
 };
@@ -59,6 +79,7 @@ struct counters {
   std::atomic<std::uint64_t> probe_code_wait_ns{0};
   std::atomic<std::uint64_t> condition_changes{0};
   std::atomic<std::uint64_t> condition_repeats{0};
+  std::array<std::atomic<std::uint64_t>, uncopied_count> uncopied_launches{};
 };
 counters& global() noexcept;
 }  // namespace detail
@@ -126,6 +147,13 @@ inline void count_condition_change() noexcept {
 inline void count_condition_repeat() noexcept {
   if (detail::counting.load(std::memory_order_relaxed))
     detail::global().condition_repeats.fetch_add(1, std::memory_order_relaxed);
+}
+
+/// @brief Counts a launch that could not be copied, by reason (cuda_backend::detach; only while
+/// ACS_STATS=1).
+inline void count_uncopied(uncopied why) noexcept {
+  if (detail::counting.load(std::memory_order_relaxed))
+    detail::global().uncopied_launches[static_cast<std::size_t>(why)].fetch_add(1, std::memory_order_relaxed);
 }
 
 /// @brief Where the schedulers' counters come from (set by the runtime).

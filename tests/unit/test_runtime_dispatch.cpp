@@ -647,6 +647,53 @@ TEST_F(runtime_deferred_error, a_kind_is_deferred_only_once_it_succeeded) {
   EXPECT_FALSE(defers(b)) << "from another current context the launch is issued at once";
 }
 
+// Each launch that cannot be copied is counted with its reason (ACS_STATS: uncopied_*).
+TEST_F(runtime_deferred_error, launches_not_copied_are_counted_by_reason) {
+  cuda_backend b(table_, ctx_);
+  std::atomic<bool>& counting = stats::detail::counting;
+  const bool counted = counting.exchange(true);
+  const stats::summary before = stats::collect();
+  const auto copies = [&](auto&& change) {
+    app_launch l;
+    launch_request r = request();
+    change(r);
+    pending_launch p{l.closure(), &r};
+    const void* d = b.detach(&p);
+    if (d != nullptr) {
+      EXPECT_EQ(b.launch_detached(d, 0), 0);
+    }
+    return d != nullptr;
+  };
+  const auto as_is = [](launch_request&) {};
+  EXPECT_FALSE(copies(as_is));  // unproven
+  launch_in_place(b, 0);
+  void* extra[] = {nullptr};
+  EXPECT_FALSE(copies([](launch_request& r) { r.shape.attributes = true; }));
+  EXPECT_FALSE(copies([&](launch_request& r) { r.extra = extra; }));
+  EXPECT_FALSE(copies([](launch_request& r) { r.shape.grid[1] = 1u << 20; }));  // y beyond 65535
+  EXPECT_TRUE(copies(as_is));
+  launch_conditions::change_begins();
+  EXPECT_FALSE(copies(as_is));  // conditions
+  launch_conditions::change_ends();
+  EXPECT_FALSE(copies(as_is));  // unproven: the change forgot the success
+  launch_in_place(b, 0);
+  make_current(make_foreign_context(ctx_));
+  EXPECT_FALSE(copies(as_is));  // context
+  const stats::summary after = stats::collect();
+  counting.store(counted);
+  const auto n = [&](stats::uncopied why) {
+    const auto i = static_cast<std::size_t>(why);
+    return after.uncopied_launches[i] - before.uncopied_launches[i];
+  };
+  EXPECT_EQ(n(stats::uncopied::unproven), 2u);
+  EXPECT_EQ(n(stats::uncopied::attributes), 1u);
+  EXPECT_EQ(n(stats::uncopied::extra), 1u);
+  EXPECT_EQ(n(stats::uncopied::grid), 1u);
+  EXPECT_EQ(n(stats::uncopied::conditions), 1u);
+  EXPECT_EQ(n(stats::uncopied::context), 1u);
+  EXPECT_NE(stats::format_machine(after).find("uncopied_unproven="), std::string::npos);
+}
+
 TEST_F(runtime_deferred_error, a_change_of_the_conditions_forgets_earlier_successes) {
   cuda_backend b(table_, ctx_);
   launch_in_place(b, 0);

@@ -27,7 +27,7 @@ done | tee $R/train_rounds.txt
 python3 $D/phase_ratios.py $R/train_rounds.txt | tee $R/train_ratios.txt
 for lib in $L $P; do
   echo "== $lib"; LD_PRELOAD=$lib ACS_STATS=1 timeout 40 taskset -c $CPUS python3 $D/train_phases.py --iters 40 --warmup 10 2>&1 |
-    grep -E "^phases|relayed|may change|already held|acs-stats" |
+    grep -E "^phases|relayed|may change|already held|not copyable|acs-stats" |
     sed 's/ graphs_built=.* probe_code_wait_us=[0-9]*/ .../'
 done | tee $R/train_stats.txt
 echo "done at $(( $(date +%s)-t0 )) s"
