@@ -29,8 +29,15 @@ struct attribute_key_hash {
     return std::hash<const void*>{}(k.function) ^ (static_cast<std::size_t>(k.attribute) << 1);
   }
 };
-std::mutex attribute_mutex;
-std::unordered_map<attribute_key, int, attribute_key_hash> attribute_values;  // guarded by attribute_mutex
+struct attribute_table {
+  std::mutex mutex;
+  std::unordered_map<attribute_key, int, attribute_key_hash> values;  // guarded by mutex
+};
+// Never destroyed: the runtime's own teardown unloads code at exit, through the hooks.
+attribute_table& attributes() {
+  static auto* table = new attribute_table;
+  return *table;
+}
 constexpr std::size_t max_attribute_values = 4096;  // a program setting more: forgotten, set again
 
 }  // namespace
@@ -77,7 +84,9 @@ int set_function_attribute(const void* function, int attribute, int value, int (
     return status;
   }
   const attribute_key key{function, attribute};
-  std::unique_lock lock(attribute_mutex);
+  attribute_table& t = attributes();
+  const std::lock_guard lock(t.mutex);
+  auto& attribute_values = t.values;
   const auto known = attribute_values.find(key);
   if (known != attribute_values.end() && known->second == value) {
     stats::count_condition_repeat();
@@ -102,8 +111,9 @@ int set_function_attribute(const void* function, int attribute, int value, int (
 }
 
 void forget_attribute_values() noexcept {
-  const std::lock_guard lock(attribute_mutex);
-  attribute_values.clear();
+  attribute_table& t = attributes();
+  const std::lock_guard lock(t.mutex);
+  t.values.clear();
 }
 
 bool is_context_failure(int status) noexcept {
