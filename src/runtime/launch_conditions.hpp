@@ -48,8 +48,8 @@ void stop_deferral(int status) noexcept;
 /// change_begins and change_ends and is remembered if it succeeds. Remembered for the
 /// attributes that decide a launch's resources and are numbered alike in both APIs: the dynamic
 /// shared memory limit and the shared memory carveout; any other attribute is always a change.
-/// Sound while distinct CUfunctions are distinct kernels' state, which the driver's handles are
-/// (a CUkernel's or a host stub's function in a context is that context's one CUfunction);
+/// Sound while distinct CUfunctions hold distinct state (an assumption from CUDA's documentation:
+/// a CUkernel's or a host stub's function in a context is that context's one CUfunction);
 /// the calls that reach a function by another name (cuKernelSetAttribute, a cache or limit
 /// setting) forget every value (docs/design.md §3, "Which launches are deferred").
 int set_function_attribute(const void* function, int attribute, int value, int (*set)(void* context),
