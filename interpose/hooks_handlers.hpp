@@ -326,6 +326,7 @@ R handle(kind_tag<hook_kind::function_config>, R (*real)(A...), A... a) noexcept
     (void)function_attribute_set(function, attribute, value, set, &c);
     return c.result;
   } else {
+    log::debug("{}: may change whether launches succeed (every launch kind unproven after it)", Entry::name);
     launch_conditions_change_begins();
     const R result = real(a...);
     function_attributes_forgotten();

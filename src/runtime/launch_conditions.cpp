@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 #include "src/runtime/devices.hpp"
@@ -77,6 +78,8 @@ bool remembers_attribute(int attribute) noexcept {
 int set_function_attribute(const void* function, int attribute, int value, int (*set)(void* context),
                            void* context) noexcept {
   if (function == nullptr || !remembers_attribute(attribute)) {
+    log::debug("function {} attribute {} set to {}: a change of the launch conditions ({})", function, attribute,
+               value, function == nullptr ? "the function not known" : "an attribute not remembered");
     change_begins();
     const int status = set(context);
     forget_attribute_values();
@@ -94,6 +97,8 @@ int set_function_attribute(const void* function, int attribute, int value, int (
     if (status != 0) attribute_values.erase(known);  // what it holds now is not known
     return status;
   }
+  log::debug("function {} attribute {} set to {} (before: {}): a change of the launch conditions", function,
+             attribute, value, known != attribute_values.end() ? std::to_string(known->second) : "not known");
   change_begins();
   const int status = set(context);
   try {

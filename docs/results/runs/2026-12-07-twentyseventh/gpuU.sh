@@ -4,8 +4,10 @@
 # training) in ROUNDS (default 4) rounds of native / acs / acs before attribute repeats were no
 # change (.carry/libacs_before_repeats.so, df33711), the order rotated, paired medians
 # (phase_ratios.py); (3) one ACS_STATS=1 process of each library: condition_changes,
-# condition_repeats, relayed, relay_in_place, relay_waits. If repeats are what kept training from
-# relaying, acs relays far more of its launches than before, with fewer waits. Run prepare.sh first.
+# condition_repeats, relayed, relay_in_place, relay_waits, uncopied_*; (4) which calls still change
+# the conditions (ACS_LOG_LEVEL=debug, counted by entry point and attribute). If repeats are what
+# kept training from relaying, acs relays far more of its launches than before, with fewer waits.
+# Run prepare.sh first.
 set -u
 cd "$(dirname "$0")/../../../.."
 source docs/results/runs/2026-12-07-twentyfifth/prelude.sh
@@ -30,5 +32,10 @@ for lib in $L $P; do
     grep -E "^phases|relayed|may change|already held|not copyable|acs-stats" |
     sed 's/ graphs_built=.* probe_code_wait_us=[0-9]*/ .../'
 done | tee $R/train_stats.txt
+# Which calls change the conditions, by entry point and attribute (ACS_LOG_LEVEL=debug's lines).
+LD_PRELOAD=$L ACS_LOG_LEVEL=debug timeout 40 taskset -c $CPUS python3 $D/train_phases.py --iters 20 --warmup 5 2>&1 |
+  grep -E "may change whether|a change of the launch conditions" |
+  sed -E 's/function 0x[0-9a-f]+/function F/; s/set to [0-9]+ \(before: [^)]*\)/set/' | sort | uniq -c | sort -rn | head -20 |
+  tee $R/condition_calls.txt
 echo "done at $(( $(date +%s)-t0 )) s"
 cd $OUT && tar czf r.tgz r && rm -rf r
