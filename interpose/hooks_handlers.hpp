@@ -287,7 +287,7 @@ R handle(kind_tag<hook_kind::teardown>, R (*real)(A...), A... a) noexcept {
 
 // The two entry points that set one attribute of one function: cuFuncSetAttribute(CUfunction,
 // attribute, value) and cudaFuncSetAttribute(host stub, attribute, value). Their attributes are
-// numbered alike where acs remembers values (launch_conditions::remembers_attribute).
+// numbered alike where acs remembers values (launch_conditions.cpp, remembers_attribute).
 template <class Entry>
 inline constexpr bool sets_function_attribute = std::string_view(Entry::name) == "cuFuncSetAttribute" ||
                                                 std::string_view(Entry::name) == "cudaFuncSetAttribute";

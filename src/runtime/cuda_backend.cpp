@@ -216,7 +216,7 @@ const void* cuda_backend::detach(const void* kernel) {
     const inference::param_info& info = (*layout)[i];
     if (r->params[i] == nullptr) {  // the driver will report it: issue it now
       detached_.give(std::move(d));
-      return nullptr;
+      return uncopied(stats::uncopied::layout);
     }
     unsigned char* const to = d->values.data() + info.offset;
     // Pointers and 32-bit scalars, most arguments, copied inline rather than through memcpy's call.

@@ -41,6 +41,10 @@ attribute_table& attributes() {
 }
 constexpr std::size_t max_attribute_values = 4096;  // a program setting more: forgotten, set again
 
+// The attributes remembered: CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES and
+// _PREFERRED_SHARED_MEMORY_CARVEOUT, and the runtime's two of the same numbers (hooks_handlers.hpp).
+bool remembers_attribute(int attribute) noexcept { return attribute == 8 || attribute == 9; }
+
 }  // namespace
 
 std::uint64_t generation() noexcept { return current_generation.load(std::memory_order_acquire); }
@@ -67,12 +71,6 @@ void change_begins() noexcept {
 void change_ends() noexcept {
   current_generation.fetch_add(1, std::memory_order_acq_rel);
   changes_running.fetch_sub(1, std::memory_order_seq_cst);
-}
-
-bool remembers_attribute(int attribute) noexcept {
-  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES and _PREFERRED_SHARED_MEMORY_CARVEOUT (and the
-  // runtime's two of the same numbers, hooks_handlers.hpp)
-  return attribute == 8 || attribute == 9;
 }
 
 int set_function_attribute(const void* function, int attribute, int value, int (*set)(void* context),

@@ -59,9 +59,6 @@ int set_function_attribute(const void* function, int attribute, int value, int (
 /// function and attribute, code unloaded (a handle may then name another kernel), a context torn down.
 void forget_attribute_values() noexcept;
 
-/// @brief Whether set_function_attribute remembers `attribute` (CUfunction_attribute numbering).
-bool remembers_attribute(int attribute) noexcept;
-
 /// @brief Tests only: forgets a context failure seen before.
 void reset_for_testing() noexcept;
 

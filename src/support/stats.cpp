@@ -190,6 +190,10 @@ std::string format_human(const summary& s) {
                        "a limit, code unloaded): each one waited for the launches acs's threads still held, and "
                        "after it no launch is copied for them before its kind succeeded again\n",
                        s.condition_changes);
+  if (s.condition_repeats != 0)
+    out += fmt::format("[acs] stats: {} sets of a function's attribute to the value it already held, "
+                       "which changed nothing\n",
+                       s.condition_repeats);
   if (std::any_of(s.uncopied_launches.begin(), s.uncopied_launches.end(), [](std::uint64_t n) { return n != 0; })) {
     out += "[acs] stats: launches not copyable for acs's threads, the relay or a graph (made at once), by reason:";
     const char* between = " ";
@@ -200,10 +204,6 @@ std::string format_human(const summary& s) {
     }
     out += "\n";
   }
-  if (s.condition_repeats != 0)
-    out += fmt::format("[acs] stats: {} sets of a function's attribute to the value it already held, "
-                       "which changed nothing\n",
-                       s.condition_repeats);
   if (k.relayed != 0 || k.relay_in_place != 0)
     out += fmt::format("[acs] stats: {} launches of stepped-aside streams relayed to acs's thread (ACS_RELAY), {} made "
                        "at once (the first of their kind, or the thread asleep); the program waited for one not yet "

@@ -26,7 +26,7 @@ enum class uncopied : std::uint8_t {
   conditions,  // a change of the launch conditions under way, or a context failure seen
   unproven,    // no success of its kind (function, block, shared memory) since the last change
   context,     // not the device's primary context current
-  layout,      // its parameter layout unknown, or no parameters where it has some
+  layout,      // its parameter layout unknown, or a parameter missing where it has one
   count_
 };
 inline constexpr std::size_t uncopied_count = static_cast<std::size_t>(uncopied::count_);
