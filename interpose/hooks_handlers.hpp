@@ -285,16 +285,33 @@ R handle(kind_tag<hook_kind::teardown>, R (*real)(A...), A... a) noexcept {
   }
 }
 
-// The two entry points that set one attribute of one function: cuFuncSetAttribute(CUfunction,
-// attribute, value) and cudaFuncSetAttribute(host stub, attribute, value). Their attributes are
-// numbered alike where acs remembers values (launch_conditions.cpp, remembers_attribute).
+// The entry points that set one attribute of one function: cuFuncSetAttribute(CUfunction,
+// attribute, value), cudaFuncSetAttribute(host stub, attribute, value), and of one kernel for one
+// device: cuKernelSetAttribute(attribute, value, CUkernel, device) (what the CUDA 12+ libraries
+// call, cuBLAS and cuDNN among them: a training step of resnet18 made about 44). Their attributes
+// are numbered alike where acs remembers values (launch_conditions.cpp, remembers_attribute).
 template <class Entry>
 inline constexpr bool sets_function_attribute = std::string_view(Entry::name) == "cuFuncSetAttribute" ||
                                                 std::string_view(Entry::name) == "cudaFuncSetAttribute";
+template <class Entry>
+inline constexpr bool sets_kernel_attribute = std::string_view(Entry::name) == "cuKernelSetAttribute";
 static_assert(static_cast<int>(cudaFuncAttributeMaxDynamicSharedMemorySize) ==
                   static_cast<int>(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) &&
               static_cast<int>(cudaFuncAttributePreferredSharedMemoryCarveout) ==
                   static_cast<int>(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT));
+
+// The real call of an attribute set, made by function_attribute_set under its table's lock.
+template <class R, class... A>
+struct attribute_set_call {
+  R (*real)(A...);
+  std::tuple<A...> args;
+  R result;
+  static int run(void* context) noexcept {
+    auto& k = *static_cast<attribute_set_call*>(context);
+    k.result = std::apply(k.real, k.args);
+    return static_cast<int>(k.result);
+  }
+};
 
 // What may make a launch of a kind that succeeded before fail (docs/design.md rule 6): every
 // launch acs deferred is issued before it changes, none is deferred while it changes, and no
@@ -305,16 +322,7 @@ template <class Entry, class R, class... A>
 R handle(kind_tag<hook_kind::function_config>, R (*real)(A...), A... a) noexcept {
   if constexpr (sets_function_attribute<Entry>) {
     static_assert(sizeof...(A) == 3, "(function, attribute, value)");
-    struct call {
-      R (*real)(A...);
-      std::tuple<A...> args;
-      R result;
-    } c{real, {a...}, R{}};
-    const auto set = [](void* context) noexcept -> int {
-      auto& k = *static_cast<call*>(context);
-      k.result = std::apply(k.real, k.args);
-      return static_cast<int>(k.result);
-    };
+    attribute_set_call<R, A...> c{real, {a...}, R{}};
     // The function the attribute belongs to: a driver call names it; a runtime call names a host
     // stub, whose function in the current context is looked up (nullptr: a change as any other).
     const void* function = nullptr;
@@ -323,7 +331,16 @@ R handle(kind_tag<hook_kind::function_config>, R (*real)(A...), A... a) noexcept
     else
       function = static_cast<const void*>(function_of_host_stub(static_cast<const void*>(detail::arg<0>(a...))));
     const int attribute = static_cast<int>(detail::arg<1>(a...)), value = static_cast<int>(detail::arg<2>(a...));
-    (void)function_attribute_set(function, attribute, value, set, &c);
+    (void)function_attribute_set(function, attribute, value, &attribute_set_call<R, A...>::run, &c);
+    return c.result;
+  } else if constexpr (sets_kernel_attribute<Entry>) {
+    static_assert(sizeof...(A) == 4, "(attribute, value, kernel, device)");
+    attribute_set_call<R, A...> c{real, {a...}, R{}};
+    const int attribute = static_cast<int>(detail::arg<0>(a...)), value = static_cast<int>(detail::arg<1>(a...));
+    const int device = static_cast<int>(detail::arg<3>(a...));
+    // A negative device is no device: the driver rejects the call, which then changes nothing.
+    (void)function_attribute_set(static_cast<const void*>(detail::arg<2>(a...)), attribute, value,
+                                 &attribute_set_call<R, A...>::run, &c, device < 0 ? 0 : device);
     return c.result;
   } else {
     log::debug("{}: may change whether launches succeed (every launch kind unproven after it)", Entry::name);

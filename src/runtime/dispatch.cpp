@@ -281,8 +281,8 @@ void passing_through(bool launch) noexcept {
 void launch_conditions_change_begins() noexcept { launch_conditions::change_begins(); }
 void launch_conditions_changed() noexcept { launch_conditions::change_ends(); }
 int function_attribute_set(const void* function, int attribute, int value, int (*set)(void* context),
-                           void* context) noexcept {
-  return launch_conditions::set_function_attribute(function, attribute, value, set, context);
+                           void* context, int device) noexcept {
+  return launch_conditions::set_function_attribute(function, attribute, value, set, context, device);
 }
 void function_attributes_forgotten() noexcept { launch_conditions::forget_attribute_values(); }
 void call_failed(int status) noexcept { (void)launch_conditions::call_failed(status); }

@@ -155,12 +155,13 @@ void passing_through(bool launch) noexcept;
 void launch_conditions_change_begins() noexcept;
 void launch_conditions_changed() noexcept;
 // A set of one attribute of one function (cuFuncSetAttribute; cudaFuncSetAttribute, with its host
-// stub's CUfunction in the current context): `set(context)` makes the real call and returns its
-// status. Bracketed as above unless it sets the value the last such set gave (src/runtime/
-// launch_conditions.hpp, set_function_attribute). And: every remembered value forgotten, after
-// any other call that may change the conditions, code unloaded or a context torn down.
+// stub's CUfunction in the current context; `device` -1) or of one CUkernel for one device
+// (cuKernelSetAttribute): `set(context)` makes the real call and returns its status. Bracketed as
+// above unless it sets the value the last such set gave (src/runtime/launch_conditions.hpp,
+// set_function_attribute). And: every remembered value forgotten, after any other call that may
+// change the conditions, code unloaded or a context torn down.
 int function_attribute_set(const void* function, int attribute, int value, int (*set)(void* context),
-                           void* context) noexcept;
+                           void* context, int device = -1) noexcept;
 void function_attributes_forgotten() noexcept;
 
 // A hooked call returned `status` (a CUresult or cudaError_t, not success). After a context

@@ -20,14 +20,18 @@ std::atomic<int> context_failure{0};  // the first context failure seen, 0 for n
 
 // What the last successful set of each remembered (function, attribute) gave it. Held across the
 // real call, so that the table always says what the last completed set through it left.
+// `device`: -1 for a function (cuFuncSetAttribute, cudaFuncSetAttribute), the device for a
+// CUkernel (cuKernelSetAttribute), whose value is per device.
 struct attribute_key {
   const void* function;
   int attribute;
+  int device;
   bool operator==(const attribute_key&) const = default;
 };
 struct attribute_key_hash {
   std::size_t operator()(const attribute_key& k) const noexcept {
-    return std::hash<const void*>{}(k.function) ^ (static_cast<std::size_t>(k.attribute) << 1);
+    return std::hash<const void*>{}(k.function) ^ (static_cast<std::size_t>(k.attribute) << 1) ^
+           (static_cast<std::size_t>(k.device + 1) << 8);
   }
 };
 struct attribute_table {
@@ -74,7 +78,7 @@ void change_ends() noexcept {
 }
 
 int set_function_attribute(const void* function, int attribute, int value, int (*set)(void* context),
-                           void* context) noexcept {
+                           void* context, int device) noexcept {
   if (function == nullptr || !remembers_attribute(attribute)) {
     log::debug("function {} attribute {} set to {}: a change of the launch conditions ({})", function, attribute,
                value, function == nullptr ? "the function not known" : "an attribute not remembered");
@@ -84,7 +88,7 @@ int set_function_attribute(const void* function, int attribute, int value, int (
     change_ends();
     return status;
   }
-  const attribute_key key{function, attribute};
+  const attribute_key key{function, attribute, device < 0 ? -1 : device};
   attribute_table& t = attributes();
   const std::lock_guard lock(t.mutex);
   auto& attribute_values = t.values;
@@ -100,6 +104,10 @@ int set_function_attribute(const void* function, int attribute, int value, int (
   change_begins();
   const int status = set(context);
   try {
+    // A kernel's value and its functions' values are one state reached by two names (a function's
+    // own set overrides its kernel's, and the runtime's set may be either): a change through one
+    // name forgets every value remembered through the other.
+    std::erase_if(attribute_values, [&](const auto& entry) { return (entry.first.device < 0) != (key.device < 0); });
     if (status != 0) {
       attribute_values.erase(key);
     } else {

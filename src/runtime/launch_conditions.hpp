@@ -48,12 +48,16 @@ void stop_deferral(int status) noexcept;
 /// change_begins and change_ends and is remembered if it succeeds. Remembered for the
 /// attributes that decide a launch's resources and are numbered alike in both APIs: the dynamic
 /// shared memory limit and the shared memory carveout; any other attribute is always a change.
-/// Sound while distinct CUfunctions hold distinct state (an assumption from CUDA's documentation:
-/// a CUkernel's or a host stub's function in a context is that context's one CUfunction);
-/// the calls that reach a function by another name (cuKernelSetAttribute, a cache or limit
-/// setting) forget every value (docs/design.md §3, "Which launches are deferred").
+/// `device` < 0: `function` is a CUfunction (cuFuncSetAttribute; cudaFuncSetAttribute, by its host
+/// stub's function in the current context); else it is a CUkernel and `device` the device its value
+/// is set for (cuKernelSetAttribute). A change through either name forgets every value remembered
+/// through the other (a function's own set overrides its kernel's). Sound while distinct
+/// CUfunctions, and distinct (CUkernel, device) pairs, hold distinct state (an assumption from
+/// CUDA's documentation: a CUkernel's or a host stub's function in a context is that context's one
+/// CUfunction); the calls that reach a function by another name (a cache or limit setting) forget
+/// every value (docs/design.md §3, "Which launches are deferred").
 int set_function_attribute(const void* function, int attribute, int value, int (*set)(void* context),
-                           void* context) noexcept;
+                           void* context, int device = -1) noexcept;
 
 /// @brief Forgets every remembered attribute value: after a change acs cannot attribute to one
 /// function and attribute, code unloaded (a handle may then name another kernel), a context torn down.

@@ -152,7 +152,7 @@ void launch_conditions_changed() noexcept { record(event(recorded::conditions_ch
 // Recorded as any other change: what the runtime remembers of attribute values is its own
 // (tests/unit/test_launch_conditions.cpp, preload.fake_driver_attribute_repeats).
 int function_attribute_set(const void* function, int, int value, int (*set)(void* context),
-                           void* context) noexcept {
+                           void* context, int) noexcept {
   recorded_event e = event(recorded::attribute_set);
   e.function = const_cast<void*>(function);
   e.detail = value;

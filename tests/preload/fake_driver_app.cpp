@@ -17,6 +17,8 @@
 //                             before each launch over it: each such launch returns its own error;
 //                             raised: each succeeds again (preload.fake_driver_attribute_repeats
 //                             requires those sets counted as repeats, and the launches relayed)
+//   kernel_attribute_repeats  the same with cuKernelSetAttribute (device 0), as the CUDA 12+
+//                             libraries set it (preload.fake_driver_kernel_attribute_repeats)
 //   deferred_error_sticky_chain  the same with a dependent chain (every launch the same buffers):
 //                             acs steps aside from the stream, and with ACS_GRAPH=auto replays it
 //   chain_replay              a dependent chain in bursts of 64 launches, a stream sync after
@@ -502,12 +504,14 @@ int attribute() {
   return failures == 0 ? 0 : 1;
 }
 
-int attribute_repeats() {
+int attribute_repeats(bool through_kernel) {
   program p;
   const CUfunction other = reinterpret_cast<CUfunction>(0x4260);
   const auto set_limit = [&](int bytes) {
-    expect(cuFuncSetAttribute(p.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes) == CUDA_SUCCESS,
-           "cuFuncSetAttribute");
+    const CUresult r = through_kernel ? cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes,
+                                                             reinterpret_cast<CUkernel>(p.function), 0)
+                                      : cuFuncSetAttribute(p.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+    expect(r == CUDA_SUCCESS, through_kernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute");
   };
   const auto launch_other = [&](int i) {
     CUdeviceptr a = p.buffers[2 * (i % 4)], b = p.buffers[2 * (i % 4) + 1];
@@ -732,7 +736,8 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "graph_arguments") == 0) return graph_arguments();
   if (std::strcmp(mode, "deferred_error_fault") == 0) return fault();
   if (std::strcmp(mode, "deferred_error_attribute") == 0) return attribute();
-  if (std::strcmp(mode, "attribute_repeats") == 0) return attribute_repeats();
+  if (std::strcmp(mode, "attribute_repeats") == 0) return attribute_repeats(false);
+  if (std::strcmp(mode, "kernel_attribute_repeats") == 0) return attribute_repeats(true);
   if (std::strcmp(mode, "process_fork") == 0) return process_fork();
   if (std::strcmp(mode, "side_effects_cuda") == 0) return side_effects();
   if (std::strcmp(mode, "launch_loop") == 0) return launch_loop(0);

@@ -1,7 +1,9 @@
 // The property test: random programs run through acs show no race, no deadlock and no
 // kernel queued behind another stream's (docs/design.md rule 12), and end in the state of
 // serial execution. ACS_PROGRAMS=<n> sets how many programs run
-// (default 50000); ACS_SEED=<n> replays one program and prints its listing.
+// (default 50000); ACS_SEED_FROM=<n> starts them at seed n instead of 0; ACS_SEED=<n> replays one
+// program and prints its listing; ACS_DEBUG_LISTING=1 prints the listing of every program the
+// graph tests run (with ACS_SEED_FROM and ACS_PROGRAMS: one of theirs, as configured there).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -33,6 +35,8 @@ std::optional<std::uint64_t> env_number(const char* name) {
 constexpr std::uint64_t default_programs = 50'000;
 
 std::uint64_t program_count(std::uint64_t fallback) { return env_number("ACS_PROGRAMS").value_or(fallback); }
+// The first seed (ACS_SEED_FROM, default 0): CI runs seeds from 0; a long search starts elsewhere.
+std::uint64_t first_seed() { return env_number("ACS_SEED_FROM").value_or(0); }
 
 struct tally {
   std::uint64_t programs = 0;
@@ -106,15 +110,15 @@ TEST(random_programs, match_serial_execution_under_acs) {
     return;
   }
   const auto start = std::chrono::steady_clock::now();
-  const tally t = check_programs(0, program_count(default_programs), execution::through_acs, true);
+  const tally t = check_programs(first_seed(), program_count(default_programs), execution::through_acs, true);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf(
-      "[ random   ] %llu programs (seeds 0..%llu; %llu with failing acs calls, %llu with streams of several "
+      "[ random   ] %llu programs (seeds %llu..%llu; %llu with failing acs calls, %llu with streams of several "
       "priorities), %llu steps, %llu spinning kernels, %llu kernels through acs (%llu independent, %llu behind "
       "their producer, %llu dependency waits, %llu fork waits, %llu barriers, %llu folds, %llu join waits, %llu "
       "shadowed, %llu merged, %llu in place: every pool stream held by other streams); %llu failed; %.1f s\n",
-      n(t.programs), n(t.programs - 1), n(t.with_failures), n(t.prioritised), n(t.steps), n(t.spinners),
+      n(t.programs), n(first_seed()), n(first_seed() + t.programs - 1), n(t.with_failures), n(t.prioritised), n(t.steps), n(t.spinners),
       n(t.stats.kernels), n(t.stats.independent), n(t.stats.same_stream), n(t.stats.dependency_waits),
       n(t.stats.fork_waits), n(t.stats.barriers), n(t.stats.folds), n(t.stats.join_waits), n(t.stats.shadowed),
       n(t.stats.merged), n(t.stats.starved), n(t.failed), seconds);
@@ -134,7 +138,7 @@ TEST(random_programs, match_serial_execution_with_an_issuing_thread) {
   const std::uint64_t count = program_count(default_programs) / 5;
   tally t;
   std::uint64_t deferred = 0;
-  for (std::uint64_t seed = 0; seed < count; ++seed) {
+  for (std::uint64_t seed = first_seed(); seed < first_seed() + count; ++seed) {
     program p = generate_program(seed);
     p.config.issue_threads = 1 + static_cast<unsigned>(seed % 3);  // 1 to 3 lanes
     // The simulated host syncs do not run beside the lanes: a sync that needs a spinner done
@@ -167,7 +171,7 @@ TEST(random_programs, deferred_error_context_failures_reach_the_program_and_are_
   const std::uint64_t count = program_count(default_programs) / 5;
   tally t;
   std::uint64_t faulted = 0, queued_failures = 0;
-  for (std::uint64_t seed = 0; seed < count; ++seed) {
+  for (std::uint64_t seed = first_seed(); seed < first_seed() + count; ++seed) {
     program p = generate_program(seed);
     if (!add_fault(p)) continue;
     p.config.issue_threads = 1 + static_cast<unsigned>(seed % 3);
@@ -207,7 +211,7 @@ TEST(random_programs, relayed_launches_match_serial_execution) {
   const std::uint64_t count = program_count(default_programs) / 5;
   tally t;
   std::uint64_t relayed = 0, faulted = 0;
-  for (std::uint64_t seed = 0; seed < count; ++seed) {
+  for (std::uint64_t seed = first_seed(); seed < first_seed() + count; ++seed) {
     program p = generate_program(seed);
     p.config.issue_threads = 1 + static_cast<unsigned>(seed % 3);
     for (kernel& k : p.kernels) k.waits_for = 0;
@@ -247,7 +251,7 @@ TEST(random_programs, relayed_launches_match_serial_execution) {
 template <class Configure>
 tally check_graph_programs(std::uint64_t count, const char* what, scheduler_stats& graphs, Configure configure) {
   tally t;
-  for (std::uint64_t seed = 0; seed < count; ++seed) {
+  for (std::uint64_t seed = first_seed(); seed < first_seed() + count; ++seed) {
     program p = generate_program(seed);
     p.config.graphs = true;
     p.config.graph_after = 1 + static_cast<unsigned>(seed % 2);
@@ -258,6 +262,7 @@ tally check_graph_programs(std::uint64_t count, const char* what, scheduler_stat
       for (kernel& k : p.kernels) k.waits_for = 0;
     }
     configure(seed, p);
+    if (std::getenv("ACS_DEBUG_LISTING")) std::printf("%s", describe(p).c_str());
     const program_outcome out = run_program(p, execution::through_acs);
     t.add(p, out);
     graphs.graph_replays += out.stats.graph_replays;
@@ -393,7 +398,7 @@ TEST(random_programs, in_order_launch_segments_match_serial_execution) {
 // show no race and match serial execution. Otherwise a failure above could be
 // the generator's fault rather than acs's.
 TEST(random_programs, are_race_free_without_acs) {
-  const tally t = check_programs(0, program_count(default_programs) / 5, execution::direct, true);
+  const tally t = check_programs(first_seed(), program_count(default_programs) / 5, execution::direct, true);
   std::printf("[ random   ] %llu programs run as written, %llu failed\n",
               static_cast<unsigned long long>(t.programs), static_cast<unsigned long long>(t.failed));
   EXPECT_EQ(t.failed, 0u);
@@ -403,7 +408,7 @@ TEST(random_programs, are_race_free_without_acs) {
 // non-blocking streams without any ordering fails on most programs.
 TEST(random_programs, catch_a_scheduler_that_ignores_dependencies) {
   const std::uint64_t count = std::max<std::uint64_t>(program_count(default_programs) / 20, 20);
-  const tally t = check_programs(0, count, execution::naive_redirect, false);
+  const tally t = check_programs(first_seed(), count, execution::naive_redirect, false);
   std::printf("[ random   ] unordered redirection: %llu of %llu programs caught\n",
               static_cast<unsigned long long>(t.failed), static_cast<unsigned long long>(t.programs));
   EXPECT_GT(t.failed * 2, t.programs);
@@ -439,9 +444,9 @@ struct multigpu_tally {
 
 TEST(random_programs, multigpu_match_serial_execution_under_acs) {
   const std::uint64_t count = program_count(default_programs) / 5;
-  const tally t = check_programs(0, count, execution::through_acs, true, generate_multigpu_program);
+  const tally t = check_programs(first_seed(), count, execution::through_acs, true, generate_multigpu_program);
   multigpu_tally m;
-  for (std::uint64_t seed = 0; seed < count; ++seed) m.add(generate_multigpu_program(seed));
+  for (std::uint64_t seed = first_seed(); seed < first_seed() + count; ++seed) m.add(generate_multigpu_program(seed));
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("[ random   ] %llu programs over several devices (%llu on 2, %llu on 3; %llu without peer access), "
               "%llu cross-device waits, %llu peer copies, %llu one-device syncs, %llu kernels through acs "
@@ -462,7 +467,7 @@ TEST(random_programs, multigpu_match_serial_execution_under_acs) {
 TEST(random_programs, multigpu_match_serial_execution_with_issuing_threads) {
   const std::uint64_t count = program_count(default_programs) / 50;  // threads make them ~10x slower
   std::uint64_t failed = 0;
-  for (std::uint64_t seed = 0; seed < count; ++seed) {
+  for (std::uint64_t seed = first_seed(); seed < first_seed() + count; ++seed) {
     program p = generate_multigpu_program(seed);
     p.config.issue_threads = 1 + static_cast<unsigned>(seed % 3);
     for (kernel& k : p.kernels) k.waits_for = 0;
@@ -477,14 +482,14 @@ TEST(random_programs, multigpu_match_serial_execution_with_issuing_threads) {
 }
 
 TEST(random_programs, multigpu_are_race_free_without_acs) {
-  const tally t = check_programs(0, program_count(default_programs) / 10, execution::direct, true,
+  const tally t = check_programs(first_seed(), program_count(default_programs) / 10, execution::direct, true,
                                  generate_multigpu_program);
   EXPECT_EQ(t.failed, 0u);
 }
 
 TEST(random_programs, multigpu_catch_a_scheduler_that_ignores_dependencies) {
   const std::uint64_t count = std::max<std::uint64_t>(program_count(default_programs) / 20, 20);
-  const tally t = check_programs(0, count, execution::naive_redirect, false, generate_multigpu_program);
+  const tally t = check_programs(first_seed(), count, execution::naive_redirect, false, generate_multigpu_program);
   std::printf("[ random   ] unordered redirection over several devices: %llu of %llu programs caught\n",
               static_cast<unsigned long long>(t.failed), static_cast<unsigned long long>(t.programs));
   EXPECT_GT(t.failed * 2, t.programs);

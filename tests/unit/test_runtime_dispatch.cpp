@@ -767,6 +767,40 @@ TEST_F(runtime_deferred_error, a_set_of_the_value_already_set_changes_nothing) {
   launch_conditions::forget_attribute_values();
 }
 
+// cuKernelSetAttribute: a CUkernel's value for one device. A repeat there is no change either; a
+// change through a kernel forgets the values remembered through functions, and the other way
+// round (a function's own set overrides its kernel's: one state, two names).
+TEST_F(runtime_deferred_error, a_kernel_set_to_the_value_it_holds_changes_nothing_and_a_change_forgets_the_other_name) {
+  launch_conditions::forget_attribute_values();
+  const void* k = reinterpret_cast<const void*>(0x91);
+  const void* f = reinterpret_cast<const void*>(0x92);
+  constexpr int limit = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+  attribute_call c;
+  const auto changes = [&](const void* what, int value, int device) {
+    const std::uint64_t before = launch_conditions::generation();
+    EXPECT_EQ(launch_conditions::set_function_attribute(what, limit, value, attribute_call::run, &c, device), 0);
+    return launch_conditions::generation() != before;
+  };
+  EXPECT_TRUE(changes(k, 65536, 0)) << "first seen";
+  EXPECT_FALSE(changes(k, 65536, 0)) << "the same kernel, device and value";
+  EXPECT_TRUE(changes(k, 65536, 1)) << "another device holds its own value";
+  EXPECT_FALSE(changes(k, 65536, 1));
+  EXPECT_FALSE(changes(k, 65536, 0));
+  EXPECT_TRUE(changes(k, 32768, 0)) << "another value";
+  EXPECT_TRUE(changes(k, 32768, -1)) << "the same handle as a function: another name, not known";
+  // That change through a function forgot the kernel's values, on every device.
+  EXPECT_TRUE(changes(k, 32768, 0));
+  EXPECT_TRUE(changes(k, 65536, 1));
+  // A change through a function forgets the kernels' values, and the other way round.
+  EXPECT_TRUE(changes(f, 4096, -1));
+  EXPECT_FALSE(changes(f, 4096, -1));
+  EXPECT_TRUE(changes(k, 65536, 1)) << "forgotten by the function's change";
+  EXPECT_FALSE(changes(k, 65536, 1));
+  EXPECT_TRUE(changes(f, 4096, -1)) << "forgotten by the kernel's change";
+  EXPECT_EQ(c.calls, 14) << "the real call is always made";
+  launch_conditions::forget_attribute_values();
+}
+
 TEST_F(runtime_deferred_error, nothing_is_deferred_after_a_context_failure) {
   cuda_backend b(table_, ctx_);
   launch_in_place(b, 0);

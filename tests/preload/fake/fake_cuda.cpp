@@ -210,6 +210,17 @@ CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attribute, int va
   if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) model.shared_limit[f] = value;
   return CUDA_SUCCESS;
 }
+// The fake's kernels are their functions: a CUkernel handle names the CUfunction of the same
+// value, whose one limit both calls set (the real driver keeps a kernel's value per device, under
+// a function's own; fake_driver_app's modes use one of the two).
+CUresult cuKernelSetAttribute(CUfunction_attribute attribute, int value, CUkernel kernel, CUdevice device) {
+  log("cuKernelSetAttribute", nullptr, reinterpret_cast<CUfunction>(kernel));
+  if (device != 0) return CUDA_ERROR_INVALID_DEVICE;
+  std::lock_guard lock(mutex);
+  if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+    model.shared_limit[reinterpret_cast<CUfunction>(kernel)] = value;
+  return CUDA_SUCCESS;
+}
 CUresult cuStreamDestroy_v2(CUstream s) {
   log("cuStreamDestroy_v2", s);
   std::lock_guard lock(mutex);
@@ -536,6 +547,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint
       {"cuPointerGetAttribute", 4000, reinterpret_cast<void*>(&cuPointerGetAttribute), nullptr},
       {"cuFuncGetParamInfo", 12040, reinterpret_cast<void*>(&cuFuncGetParamInfo), nullptr},
       {"cuFuncSetAttribute", 9000, reinterpret_cast<void*>(&cuFuncSetAttribute), nullptr},
+      {"cuKernelSetAttribute", 12000, reinterpret_cast<void*>(&cuKernelSetAttribute), nullptr},
       {"cuEventSynchronize", 2000, reinterpret_cast<void*>(&cuEventSynchronize), nullptr},
       {"cuStreamQuery", 2000, reinterpret_cast<void*>(&cuStreamQuery), nullptr},
       {"cuInit", 2000, reinterpret_cast<void*>(&cuInit), nullptr},
