@@ -8,6 +8,11 @@
 namespace acs {
 
 namespace {
+// What a wait on an event whose record failed returns: acs's own failure, never the program's.
+constexpr backend_status status_failed_record = 1;
+}  // namespace
+
+namespace {
 
 // The union of two sorted sets of node ids, into `into`.
 void merge_into(std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& from) {
@@ -98,7 +103,12 @@ backend_status graph_replay::event_call(op kind, event_handle event, stream_hand
     return 0;
   }
   flush_locked(flush_cause::other_stream);
-  return kind == op::record ? inner_.record_event(event, stream) : inner_.wait_event(stream, event);
+  // A wait on an event whose record failed fails too: the caller orders its work another way
+  // (the scheduler joins on the host, later, at the stream's next work in place).
+  if (kind == op::wait) return failed_record(event) ? status_failed_record : inner_.wait_event(stream, event);
+  const backend_status st = inner_.record_event(event, stream);
+  if (st == 0) forget_failed_record(event);
+  return st;
 }
 
 backend_status graph_replay::record_event(event_handle event, stream_handle stream) {
@@ -115,6 +125,7 @@ event_state graph_replay::query_event(event_handle event) {
   std::lock_guard lock(mutex_);
   if (std::find(segment_records_.begin(), segment_records_.end(), event) != segment_records_.end())
     return event_state::pending;
+  if (failed_record(event)) return event_state::pending;  // its older state is not the truth
   return inner_.query_event(event);
 }
 
@@ -148,6 +159,7 @@ void graph_replay::destroy_stream(stream_handle stream) noexcept {
 void graph_replay::destroy_event(event_handle event) noexcept {
   std::lock_guard lock(mutex_);
   flush_locked(flush_cause::create_destroy);
+  forget_failed_record(event);
   inner_.destroy_event(event);
 }
 
@@ -351,8 +363,13 @@ void graph_replay::replay_call_by_call() noexcept {
   for (const pending& o : segment_) {
     backend_status st = 0;
     switch (o.kind) {
-      case op::record: st = inner_.record_event(o.event, o.stream); break;
-      case op::wait: st = inner_.wait_event(o.stream, o.event); break;
+      case op::record:
+        st = inner_.record_event(o.event, o.stream);
+        if (st == 0) forget_failed_record(o.event);
+        break;
+      case op::wait:
+        if (!stood_in_for_wait(o.event)) st = inner_.wait_event(o.stream, o.event);
+        break;
       case op::launch: st = inner_.launch_detached(o.kernel, o.stream); break;
     }
     if (st != 0) {
@@ -363,16 +380,42 @@ void graph_replay::replay_call_by_call() noexcept {
   }
 }
 
-// What the failed call was for, done on the host before anything after it is issued (the
-// issue queue's rule).
+// What the failed call was for, on the host. A failed wait: the host waits for the event before
+// anything after it is issued. A failed record: nothing yet. The stream's work may spin until a
+// kernel later in the segment has run, which a host wait now would never let start; the host
+// waits for the stream only when the event is waited for (stood_in_for_wait), and until then the
+// event reads pending.
 void graph_replay::stand_in(const pending& o) noexcept {
   switch (o.kind) {
     case op::wait:
       while (inner_.query_event(o.event) == event_state::pending) std::this_thread::yield();
       break;
-    case op::record: (void)inner_.synchronize(o.stream); break;
+    case op::record:
+      forget_failed_record(o.event);
+      failed_records_.emplace_back(o.event, o.stream);
+      break;
     case op::launch: break;  // its status was given: success (a fault is reported by later calls)
   }
+}
+
+// A wait of the segment on an event whose last record failed: the host waits for the stream it
+// was for (its work up to then, and possibly later work: later than needed, never earlier). True
+// when it did.
+bool graph_replay::stood_in_for_wait(event_handle event) noexcept {
+  const auto it = std::find_if(failed_records_.begin(), failed_records_.end(),
+                               [&](const auto& f) { return f.first == event; });
+  if (it == failed_records_.end()) return false;
+  (void)inner_.synchronize(it->second);
+  failed_records_.erase(it);
+  return true;
+}
+
+bool graph_replay::failed_record(event_handle event) const noexcept {
+  return std::any_of(failed_records_.begin(), failed_records_.end(), [&](const auto& f) { return f.first == event; });
+}
+
+void graph_replay::forget_failed_record(event_handle event) noexcept {
+  std::erase_if(failed_records_, [&](const auto& f) { return f.first == event; });
 }
 
 }  // namespace acs

@@ -42,7 +42,8 @@
 //
 // Errors. Only detachable launches are buffered: their status is known to be success. A graph
 // that cannot be built, updated or launched falls back to the call-by-call replay. A replayed
-// call that fails is stood in for on the host (as issue_queue.hpp does), and broken() tells the
+// call that fails is stood in for on the host (a failed record only once its event is waited
+// for, stand_in), and broken() tells the
 // scheduler, which then stops relying on events; the decorator then passes everything through.
 //
 // Thread-safety: calls are serialised by the caller (the scheduler's lock), but flush() and
@@ -56,6 +57,7 @@
 #include <optional>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "scheduler/backend.hpp"
@@ -170,6 +172,9 @@ class graph_replay final : public backend {
   bool launch_graph(const plan& p, graph_handle exec) noexcept;
   void replay_call_by_call() noexcept;
   void stand_in(const pending& p) noexcept;
+  bool stood_in_for_wait(event_handle event) noexcept;
+  bool failed_record(event_handle event) const noexcept;
+  void forget_failed_record(event_handle event) noexcept;
   void idle_loop() noexcept;
 
   backend& inner_;
@@ -178,6 +183,7 @@ class graph_replay final : public backend {
   std::vector<stream_handle> pool_streams_;
   std::vector<pending> segment_;
   std::vector<event_handle> segment_records_;  // events recorded in the segment
+  std::vector<std::pair<event_handle, stream_handle>> failed_records_;  // records that failed, and their streams
   // Set under mutex_; read without it by broken(), which the scheduler asks at every launch.
   std::atomic<bool> broken_{false};
   // The application stream whose launches the segment holds. Changed only by note_owner, whose

@@ -54,10 +54,14 @@ backend_status scheduler::state::join_into(stream_handle target, const vstream_s
   return 0;
 }
 
-// The stream waits for all its own pool work.
+// The stream waits for all its own pool work. Where an event join fails, acs stops reordering
+// and the host waits for that work (retirement.cpp, fail).
 void scheduler::state::join_own(vstream_state& vs) {
-  if (broken || vs.unjoined == 0) return;
-  if (join_into(vs.handle, vs) != 0) return fail();
+  if (vs.unjoined == 0) return;
+  if (join_into(vs.handle, vs) != 0) {
+    fail();
+    join_on_host(vs);
+  }
   vs.unjoined = 0;
 }
 
@@ -66,12 +70,15 @@ void scheduler::state::join_own(vstream_state& vs) {
 // legacy stream. Their pool work is made a wait of `s` itself (a per-thread
 // default stream can only be named by its own thread).
 void scheduler::state::join_coupled(const virtual_stream& s) {
-  if (broken || s.kind == stream_kind::non_blocking) return;
+  if (s.kind == stream_kind::non_blocking) return;
   for (auto& [key, other] : vstreams) {
     if (key == s.key || other.unjoined == 0) continue;
     const bool coupled =
         s.kind == stream_kind::legacy ? other.kind == stream_kind::blocking : other.kind == stream_kind::legacy;
-    if (coupled && join_into(s.handle, other) != 0) return fail();
+    if (coupled && join_into(s.handle, other) != 0) {
+      fail();
+      join_on_host(other);  // complete: nobody waits for it any more
+    }
   }
 }
 

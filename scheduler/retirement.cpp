@@ -1,24 +1,24 @@
 // Entries leaving the window: once known complete (queried, or covered by a host sync or a
 // later fork), or folded into their stream's summary while still running, so that a full
 // window never loses a dependency (docs/design.md rule 7). And the fallback when one of acs's
-// own calls fails: everything is waited for and forgotten.
+// own calls fails: everything is forgotten, and each stream joins its pool work before its next
+// work in place.
 #include <algorithm>
 
 #include "scheduler/scheduler_state.hpp"
 
 namespace acs {
 
-// An own CUDA call failed: nothing acs tracks can be trusted to be ordered
-// any more. Wait for every pool stream on the host (then all of it is
-// complete), forget it all, and run every later kernel in place.
+// An own CUDA call failed: nothing acs tracks can be trusted to be ordered any more. acs stops
+// reordering: the window and summaries are forgotten, and every later kernel runs in place on its
+// stream. Nothing is waited for here: a kernel on the pool may spin until one that the program
+// launched and acs has not made yet (the launch being decided, a held segment's kernels) has run.
+// Each stream's pool work stays in its `unjoined` bits: its next work in place joins it first
+// (before_direct_work), by an event wait or, where that fails too, on the host (join_on_host).
 void scheduler::state::fail() {
   if (broken) return;
   broken = true;
   ++stats.join_failures;
-  for (unsigned p = 0; p < pool.size(); ++p) {
-    (void)gpu.synchronize(pool[p].handle);
-    pool.note_drained(p);
-  }
   win.remove_if([&](slot_id s) {
     drop_entry(s);
     return true;
@@ -27,10 +27,22 @@ void scheduler::state::fail() {
     vs.older.clear(released);
     vs.newer.clear(released);
     vs.folds_into_newer = 0;
-    vs.unjoined = 0;
     vs.fork_dirty = true;
   }
   release_all(released);
+}
+
+// Waits on the host for `vs`'s pool work, where an event join failed: only the pool streams it
+// has work on that is not known complete (no other stream's work is queued behind it, rule 12).
+void scheduler::state::join_on_host(vstream_state& vs) {
+  for (std::uint64_t bits = vs.unjoined; bits != 0; bits &= bits - 1) {
+    const auto p = static_cast<unsigned>(__builtin_ctzll(bits));
+    if (pool[p].known_complete >= vs.unjoined_seq[p]) continue;
+    (void)gpu.synchronize(pool[p].handle);
+    pool.note_drained(p);
+    ++stats.host_joins;
+  }
+  vs.unjoined = 0;
 }
 
 // Everything of `key` in the window and its summary issued up to `point`

@@ -152,7 +152,7 @@ unsigned scheduler::state::reclaim(const vstream_state& vs) {
 backend_status scheduler::state::launch(const virtual_stream& s, const access_set& access, const void* kernel,
                                         std::uint64_t group) {
   if ((queue != nullptr && queue->broken()) || (replay != nullptr && replay->broken())) fail();
-  if (broken) return issue(kernel, s.handle);  // run in place, in order
+  if (broken) return launch_in_place(s, kernel);  // in order, after the stream's pool work
   if (replay != nullptr) replay->note_owner(s.key);  // before any call for this launch
   vstream_state& vs = vstream(s);
   if (!vs.pool_bound) bind_pool(vs);
@@ -220,7 +220,16 @@ backend_status scheduler::state::launch(const virtual_stream& s, const access_se
     e.own.writes.assign(access.writes.begin(), access.writes.end());
   }
   ps.in_window++;
-  if (config.eager_join) join_own(vs);  // records the kernel's event; the stream waits on it now
+  // Eager join: the kernel's event recorded, the stream waits on it now. Should that fail, the
+  // join is left to the stream's next work in place: the host must not wait for this kernel now,
+  // which may spin until a kernel the program has yet to launch has run.
+  if (config.eager_join && vs.unjoined != 0) {
+    if (join_into(vs.handle, vs) == 0) {
+      vs.unjoined = 0;
+    } else {
+      fail();
+    }
+  }
   bump_epoch(s.kind);
   stats.occupancy_sum += win.size();
   if (observer != nullptr)

@@ -70,6 +70,7 @@ struct relay_record {
   _(folds, folds, "window entries folded into a summary while running")                                    \
   _(launch_errors, launch_errors, "launches that returned an error")                                        \
   _(join_failures, join_failures, "acs's own event calls failed: it now runs in place")                    \
+  _(host_joins, host_joins, "pool streams the host waited for, where an event join failed too")            \
   _(occupancy_sum, occupancy_sum, "window entries in flight, summed at each launch")                        \
   _(deferred, deferred, "launches issued by the issuing threads (issue_threads)")                           \
   _(issue_waits, issue_waits, "calls that waited for the issuing thread to catch up")                       \

@@ -208,6 +208,7 @@ struct scheduler::state {
     events.release(e.event);
   }
   void fail();
+  void join_on_host(vstream_state& vs);
   void drop_stream_entries(std::uintptr_t key, vstream_state& vs, std::uint64_t point = ~std::uint64_t{0});
   void make_room();
   // The steps of make_room, which runs at every launch once the window is full.

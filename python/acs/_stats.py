@@ -80,6 +80,7 @@ SECTIONS = [
     ("Errors", [
         ("launch_errors", "launch errors"),
         ("join_failures", "join failures"),
+        ("host_joins", "host joins after a failure"),
     ]),
     ("Measured on the GPU (CUPTI)", [
         ("achieved_concurrency", "achieved concurrency (kernels at once)"),

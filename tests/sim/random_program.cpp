@@ -248,11 +248,7 @@ class generator {
     order_before(v, reads, writes);
     model_->issue(v, reads, writes);
     const std::size_t k = add_kernel(kernel_duration(), std::move(reads), std::move(writes));
-    std::optional<own_call_failure> failure;
-    if (chance(failure_share_)) {
-      const api_call calls[] = {api_call::create_event, api_call::record_event, api_call::wait_event};
-      failure = own_call_failure{calls[pick(0, 2)], pick(0, 3), pick(1, 3)};
-    }
+    const std::optional<own_call_failure> failure = maybe_failure();
     emit({.what = step_kind::launch,
           .stream = v,
           .kernel = k,
@@ -267,6 +263,13 @@ class generator {
       const std::size_t bad = add_kernel(kernel_duration(), r, w);
       emit({.what = step_kind::launch, .stream = v, .kernel = bad, .declared = std::move(any), .rejected = true});
     }
+  }
+
+  // Now and then one of acs's own calls fails during a launch.
+  std::optional<own_call_failure> maybe_failure() {
+    if (!chance(failure_share_)) return std::nullopt;
+    const api_call calls[] = {api_call::create_event, api_call::record_event, api_call::wait_event};
+    return own_call_failure{calls[pick(0, 2)], pick(0, 3), pick(1, 3)};
   }
 
   // An annotation scope: its kernels pass temporaries through scratch cells
@@ -350,10 +353,22 @@ class generator {
     const std::size_t setter = add_kernel(kernel_duration(), setter_reads, setter_writes);
     const std::size_t spinner = add_kernel(kernel_duration(), spinner_reads, spinner_writes);
     p_.kernels[spinner].waits_for = p_.kernels[setter].id;
+    // In programs where acs's own calls fail, they may fail at either launch: acs must not wait
+    // on the host for the spinner before the setter is made (retirement.cpp, fail). Programs
+    // without failures draw nothing more, so they stay as they were.
+    const auto failure = [&] { return failure_share_ != 0 ? maybe_failure() : std::nullopt; };
     model_->issue(v, spinner_reads, spinner_writes);
-    emit({.what = step_kind::launch, .stream = v, .kernel = spinner, .declared = declare(spinner_reads, spinner_writes)});
+    emit({.what = step_kind::launch,
+          .stream = v,
+          .kernel = spinner,
+          .declared = declare(spinner_reads, spinner_writes),
+          .failure = failure()});
     model_->issue(u, setter_reads, setter_writes);
-    emit({.what = step_kind::launch, .stream = u, .kernel = setter, .declared = declare(setter_reads, setter_writes)});
+    emit({.what = step_kind::launch,
+          .stream = u,
+          .kernel = setter,
+          .declared = declare(setter_reads, setter_writes),
+          .failure = failure()});
     return true;
   }
 
