@@ -26,6 +26,7 @@ class recording_backend final : public backend {
  public:
   bool graphs = true;
   backend_status fail_instantiate = 0, fail_update = 0, fail_graph_launch = 0;
+  unsigned fail_records = 0;  // this many next records fail
 
   std::vector<std::string> calls() const {
     std::lock_guard lock(mutex_);
@@ -52,7 +53,9 @@ class recording_backend final : public backend {
   }
   backend_status record_event(event_handle e, stream_handle s) override {
     note("record " + std::to_string(e) + " on " + std::to_string(s));
-    return 0;
+    if (fail_records == 0) return 0;
+    --fail_records;
+    return 700;
   }
   backend_status wait_event(stream_handle s, event_handle e) override {
     note("wait " + std::to_string(s) + " for " + std::to_string(e));
@@ -170,6 +173,48 @@ TEST(graph_replay, first_occurrence_is_replayed_call_by_call_in_order) {
   EXPECT_EQ(f.replay.stats().plain[static_cast<unsigned>(plain_cause::new_shape)], 1u);
   EXPECT_EQ(f.replay.stats().built, 0u);
   EXPECT_EQ(f.inner.live_copies(), 0);
+}
+
+// A record that fails while a segment is replayed call by call: the host does not wait for its
+// stream then (a kernel there may spin until one later in the segment has run, docs/design.md
+// rule 12). The event reads pending; the segment's own wait on it has the host wait for the
+// stream first; a wait after the segment fails, for the scheduler to join another way; a record
+// that succeeds ends it.
+TEST(graph_replay, a_failed_record_is_stood_in_for_only_when_its_event_is_waited_for) {
+  fixture f;
+  f.inner.fail_records = 1;
+  const fake_kernel a{1, 0}, b{2, 0}, c{3, 0};
+  f.replay.launch(&a, f.pool[1]);
+  f.replay.record_event(7, f.pool[1]);  // fails when replayed
+  f.replay.launch(&b, f.pool[0]);        // the kernel the one on 102 might spin for
+  f.replay.flush();
+  EXPECT_EQ(f.inner.calls(), (strings{"launch f1(0) on 102", "record 7 on 102", "launch f2(0) on 101"}))
+      << "the host waited for 102 before the rest of the segment was issued";
+  EXPECT_TRUE(f.replay.broken());
+  EXPECT_EQ(f.replay.query_event(7), event_state::pending);
+  f.inner.clear();
+  EXPECT_NE(f.replay.wait_event(300, 7), 0) << "a wait outside the segment on the failed record must fail";
+  EXPECT_TRUE(f.inner.calls().empty());
+  // Broken, the replay passes calls through: a pool stream's wait fails the same way, until the
+  // event is recorded again.
+  f.replay.launch(&c, f.pool[0]);
+  EXPECT_NE(f.replay.wait_event(f.pool[0], 7), 0);
+  ASSERT_EQ(f.replay.record_event(7, f.pool[0]), 0);
+  EXPECT_EQ(f.replay.wait_event(300, 7), 0);
+  EXPECT_EQ(f.inner.calls(), (strings{"launch f3(0) on 101", "record 7 on 101", "wait 300 for 7"}));
+  EXPECT_EQ(f.replay.query_event(7), event_state::complete);
+}
+
+// Within a segment, a wait on an event whose record failed has the host wait for the record's
+// stream before the wait's stream goes on: later than needed, never earlier.
+TEST(graph_replay, a_wait_in_the_segment_on_a_failed_record_waits_for_its_stream_on_the_host) {
+  fixture f;
+  f.inner.fail_records = 1;
+  f.two_stream_segment(1);
+  f.replay.flush();
+  EXPECT_EQ(f.inner.calls(), (strings{"launch f1(1) on 102", "record 7 on 102", "launch f2(1) on 101", "sync 102",
+                                      "launch f3(1) on 101"}));
+  EXPECT_EQ(f.replay.stats().failures, 1u);
 }
 
 // The second occurrence is built and launched; the third updates the executable in place. The
