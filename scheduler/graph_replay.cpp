@@ -103,11 +103,12 @@ backend_status graph_replay::event_call(op kind, event_handle event, stream_hand
     return 0;
   }
   flush_locked(flush_cause::other_stream);
+  settle_lagging(stream);
   // A wait on an event whose record failed fails too: the caller orders its work another way
   // (the scheduler joins on the host, later, at the stream's next work in place).
   if (kind == op::wait) return failed_record(event) ? status_failed_record : inner_.wait_event(stream, event);
   const backend_status st = inner_.record_event(event, stream);
-  if (st == 0) forget_failed_record(event);
+  note_record(event, stream, st);
   return st;
 }
 
@@ -132,6 +133,7 @@ event_state graph_replay::query_event(event_handle event) {
 backend_status graph_replay::synchronize(stream_handle stream) {
   std::lock_guard lock(mutex_);
   flush_locked(flush_cause::sync);
+  settle_lagging(stream);
   return inner_.synchronize(stream);
 }
 
@@ -146,12 +148,14 @@ backend_status graph_replay::launch(const void* kernel, stream_handle stream) {
   }
   // At once, after the segment; its status is the application's.
   flush_locked(pool ? flush_cause::undetachable : flush_cause::other_stream);
+  settle_lagging(stream);
   return inner_.launch(kernel, stream);
 }
 
 void graph_replay::destroy_stream(stream_handle stream) noexcept {
   std::lock_guard lock(mutex_);
   flush_locked(flush_cause::create_destroy);
+  settle_lagging(stream);
   std::erase(pool_streams_, stream);
   inner_.destroy_stream(stream);
 }
@@ -343,25 +347,61 @@ bool graph_replay::launch_graph(const plan& p, graph_handle exec) noexcept {
     if (inner_.wait_event(l, e) != 0) return false;
   if (inner_.graph_launch(exec, l) != 0) return false;
   ++stats_.replays;
-  // After it: a failed call is stood in for by waiting for the graph on the host.
+  // After it: a failed call is stood in for by waiting for the graph on the host, not now (it may
+  // hold a kernel spinning until one the program launches later has run, docs/design.md rule
+  // 12), but where that order is needed: a wait on a failed record (stood_in_for_wait), the next
+  // call on a stream that did not come to wait for the graph (settle_lagging).
   bool failed = false;
-  for (event_handle e : p.recorded) failed |= inner_.record_event(e, l) != 0;
+  for (event_handle e : p.recorded) {
+    const backend_status st = inner_.record_event(e, l);
+    note_record(e, l, st);
+    failed |= st != 0;
+  }
   if (p.streams.size() > 1) {
-    failed |= inner_.record_event(scratch_, l) != 0;
-    for (std::size_t i = 1; i < p.streams.size(); ++i) failed |= inner_.wait_event(p.streams[i], scratch_) != 0;
+    const bool recorded = inner_.record_event(scratch_, l) == 0;
+    for (std::size_t i = 1; i < p.streams.size(); ++i)
+      if (!recorded || inner_.wait_event(p.streams[i], scratch_) != 0) {
+        failed = true;
+        try {
+          lagging_.emplace_back(p.streams[i], l);
+        } catch (...) {  // no room to remember it: the host waits for the graph now
+          (void)inner_.synchronize(l);
+        }
+      }
+    failed |= !recorded;
   }
   if (failed) {
     ++stats_.failures;
     broken_ = true;
-    (void)inner_.synchronize(l);
   }
   return true;
+}
+
+// Before the next call on `stream`: the graph it failed to wait for (launch_graph), on the host.
+void graph_replay::settle_lagging(stream_handle stream) noexcept {
+  if (lagging_.empty()) return;
+  std::erase_if(lagging_, [&](const std::pair<stream_handle, stream_handle>& w) {
+    if (w.first != stream) return false;
+    (void)inner_.synchronize(w.second);
+    return true;
+  });
+}
+
+void graph_replay::note_record(event_handle event, stream_handle stream, backend_status status) noexcept {
+  forget_failed_record(event);
+  if (status == 0) return;
+  try {
+    failed_records_.emplace_back(event, stream);
+  } catch (...) {  // no room to remember it: the host waits for the stream now
+    (void)inner_.synchronize(stream);
+  }
 }
 
 void graph_replay::replay_call_by_call() noexcept {
   ++stats_.call_by_call;
   for (const pending& o : segment_) {
     backend_status st = 0;
+    settle_lagging(o.stream);
     switch (o.kind) {
       case op::record:
         st = inner_.record_event(o.event, o.stream);
@@ -390,10 +430,7 @@ void graph_replay::stand_in(const pending& o) noexcept {
     case op::wait:
       while (inner_.query_event(o.event) == event_state::pending) std::this_thread::yield();
       break;
-    case op::record:
-      forget_failed_record(o.event);
-      failed_records_.emplace_back(o.event, o.stream);
-      break;
+    case op::record: note_record(o.event, o.stream, 1); break;
     case op::launch: break;  // its status was given: success (a fault is reported by later calls)
   }
 }
@@ -405,8 +442,7 @@ bool graph_replay::stood_in_for_wait(event_handle event) noexcept {
   const auto it = std::find_if(failed_records_.begin(), failed_records_.end(),
                                [&](const auto& f) { return f.first == event; });
   if (it == failed_records_.end()) return false;
-  (void)inner_.synchronize(it->second);
-  failed_records_.erase(it);
+  (void)inner_.synchronize(it->second);  // kept: a later wait on the event needs it too
   return true;
 }
 

@@ -174,6 +174,8 @@ class graph_replay final : public backend {
   void stand_in(const pending& p) noexcept;
   bool stood_in_for_wait(event_handle event) noexcept;
   bool failed_record(event_handle event) const noexcept;
+  void note_record(event_handle event, stream_handle stream, backend_status status) noexcept;
+  void settle_lagging(stream_handle stream) noexcept;
   void forget_failed_record(event_handle event) noexcept;
   void idle_loop() noexcept;
 
@@ -184,6 +186,7 @@ class graph_replay final : public backend {
   std::vector<pending> segment_;
   std::vector<event_handle> segment_records_;  // events recorded in the segment
   std::vector<std::pair<event_handle, stream_handle>> failed_records_;  // records that failed, and their streams
+  std::vector<std::pair<stream_handle, stream_handle>> lagging_;  // a stream, and the graph's it failed to wait for
   // Set under mutex_; read without it by broken(), which the scheduler asks at every launch.
   std::atomic<bool> broken_{false};
   // The application stream whose launches the segment holds. Changed only by note_owner, whose

@@ -11,6 +11,10 @@ namespace acs {
 
 namespace {
 
+// What a wait on an event whose record failed returns to the caller: acs's own failure, never the
+// program's.
+constexpr backend_status status_failed_record = 1;
+
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -130,7 +134,7 @@ void issue_queue::run(lane& l) noexcept {
     if (c.kind == op::stop) return;
     if (c.after_lane != no_lane) wait_issued(*lanes_[c.after_lane], c.after_count);
     const backend_status status =
-        c.kind == op::graph ? replay_graph(c, l.graph_slots[next % l.ring.size()]) : execute(c);
+        c.kind == op::graph ? replay_graph(c, l.graph_slots[next % l.ring.size()]) : execute(c, true);
     if (status != 0) {
       failures_.fetch_add(1, std::memory_order_relaxed);
       broken_.store(true, std::memory_order_release);
@@ -147,8 +151,7 @@ void issue_queue::stand_in_for(const command& c) noexcept {
     case op::wait:  // the work after it must follow the event: the host waits for it
       while (inner_.query_event(c.event) == event_state::pending) std::this_thread::yield();
       break;
-    case op::record:  // a later wait binds to an older record: make what it misses complete
-      (void)inner_.synchronize(c.stream);
+    case op::record:  // stood in for when its event is waited for (execute)
       break;
     case op::launch:  // it did not run; its status was already given (scheduler.hpp)
     case op::graph:   // replay_graph launched its kernels one by one
@@ -156,10 +159,25 @@ void issue_queue::stand_in_for(const command& c) noexcept {
   }
 }
 
-backend_status issue_queue::execute(const command& c) noexcept {
+backend_status issue_queue::execute(const command& c, bool on_lane) noexcept {
   switch (c.kind) {
-    case op::record: return inner_.record_event(c.event, c.stream);
-    case op::wait: return inner_.wait_event(c.stream, c.event);
+    case op::record: {
+      const backend_status status = inner_.record_event(c.event, c.stream);
+      note_record(c.event, c.stream, status);
+      return status;
+    }
+    case op::wait:
+      if (any_failed_record_.load(std::memory_order_acquire)) {
+        // Its record failed: a lane has the host wait for the record's stream (its work up to
+        // then, and maybe later work: later than needed, never earlier); the caller's wait fails.
+        if (!on_lane) {
+          if (failed_record(c.event)) return status_failed_record;
+        } else if (const std::optional<stream_handle> s = failed_record_stream(c.event)) {
+          (void)inner_.synchronize(*s);
+          return 0;
+        }
+      }
+      return inner_.wait_event(c.stream, c.event);
     case op::launch:
       deferred_.fetch_add(1, std::memory_order_relaxed);
       return inner_.launch_detached(c.kernel, c.stream);
@@ -228,7 +246,36 @@ backend_status issue_queue::event_call(op kind, stream_handle stream, event_hand
   }
   if (l == no_lane) settle_relayed();  // an application stream: behind its relayed launches
   wait_for_event(event);
-  return execute({kind, stream, event});
+  return execute({kind, stream, event}, false);
+}
+
+// A record's outcome: a failed one is remembered with its stream; one that succeeded replaces it.
+void issue_queue::note_record(event_handle event, stream_handle stream, backend_status status) noexcept {
+  if (status == 0 && !any_failed_record_.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(failed_mutex_);
+  std::erase_if(failed_records_, [&](const auto& f) { return f.first == event; });
+  if (status != 0) {
+    try {
+      failed_records_.emplace_back(event, stream);
+    } catch (...) {  // no room to remember it: the old rule, the host waits for the stream now
+      (void)inner_.synchronize(stream);
+    }
+  }
+  any_failed_record_.store(!failed_records_.empty(), std::memory_order_release);
+}
+
+bool issue_queue::failed_record(event_handle event) noexcept {
+  if (!any_failed_record_.load(std::memory_order_acquire)) return false;
+  std::lock_guard lock(failed_mutex_);
+  return std::any_of(failed_records_.begin(), failed_records_.end(), [&](const auto& f) { return f.first == event; });
+}
+
+// Kept until the event is recorded again: every later wait on it needs the stand-in.
+std::optional<stream_handle> issue_queue::failed_record_stream(event_handle event) noexcept {
+  std::lock_guard lock(failed_mutex_);
+  for (const auto& f : failed_records_)
+    if (f.first == event) return f.second;
+  return std::nullopt;
 }
 
 backend_status issue_queue::record_event(event_handle event, stream_handle stream) {
@@ -241,6 +288,7 @@ backend_status issue_queue::wait_event(stream_handle stream, event_handle event)
 
 event_state issue_queue::query_event(event_handle event) {
   wait_for_event(event);
+  if (failed_record(event)) return event_state::pending;  // its older state is not the truth
   return inner_.query_event(event);
 }
 
@@ -300,6 +348,7 @@ void issue_queue::destroy_stream(stream_handle stream) noexcept {
 void issue_queue::destroy_event(event_handle event) noexcept {
   drain();
   event_last_use_.erase(event);
+  if (failed_record(event)) note_record(event, 0, 0);
   inner_.destroy_event(event);
 }
 

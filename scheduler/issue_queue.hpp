@@ -44,9 +44,12 @@
 // Errors. A launch is queued only when the inner backend can detach it (it knows that the
 // launch will succeed as far as a launch can be known to); otherwise it runs at once and its
 // status goes back as before. Should a queued call fail anyway, its lane stands in for it
-// on the host before issuing anything more (a failed wait: it waits for the event; a
-// failed record: for the stream), so order holds; broken() then tells the scheduler, which
-// stops relying on events. A queued launch that fails (a fault made the context unusable)
+// on the host, so order holds; broken() then tells the scheduler, which stops relying on
+// events. A failed wait: the lane waits for the event before issuing anything more. A failed
+// record: nothing at once (the stream's work may spin until a kernel queued later has run,
+// docs/design.md rule 12): the event reads pending, a lane's wait on it waits for the record's
+// stream on the host instead, and a wait the caller makes on it fails, so that the scheduler
+// joins another way. A queued launch that fails (a fault made the context unusable)
 // has no status to give back: it is counted.
 //
 // Thread-safety: calls other than drain() and broken() must be serialised by the caller (the
@@ -57,7 +60,9 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -229,8 +234,13 @@ class issue_queue final : public backend {
   void wait_issued(const lane& l, std::uint64_t count) noexcept;
   void wait_for_event(event_handle e) noexcept;
   void stand_in_for(const command& c) noexcept;
+  // Records that failed (stand_in_for): guarded by failed_mutex_, read only once any exists.
+  void note_record(event_handle event, stream_handle stream, backend_status status) noexcept;
+  bool failed_record(event_handle event) noexcept;
+  std::optional<stream_handle> failed_record_stream(event_handle event) noexcept;
   void run(lane& l) noexcept;
-  backend_status execute(const command& c) noexcept;
+  // `on_lane`: by an issuing thread (a wait on a failed record then waits on the host).
+  backend_status execute(const command& c, bool on_lane) noexcept;
 
   backend& inner_;
   bool issue_when_asleep_;
@@ -240,6 +250,9 @@ class issue_queue final : public backend {
   // Callers, and lanes waiting for another lane: at ~5 µs a launch, a full window takes ~150 µs.
   parking issued_parking_{std::chrono::microseconds(1000)};
   std::atomic<bool> broken_{false};
+  std::mutex failed_mutex_;
+  std::vector<std::pair<event_handle, stream_handle>> failed_records_;
+  std::atomic<bool> any_failed_record_{false};
   std::atomic<std::uint64_t> deferred_{0}, failures_{0}, relayed_{0}, relayed_here_{0}, relayed_graphs_{0};
   // Lane 0's queued count after the last relayed launch: settle_relayed waits until it was issued.
   std::atomic<std::uint64_t> relayed_until_{0};

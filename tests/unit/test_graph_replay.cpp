@@ -27,6 +27,7 @@ class recording_backend final : public backend {
   bool graphs = true;
   backend_status fail_instantiate = 0, fail_update = 0, fail_graph_launch = 0;
   unsigned fail_records = 0;  // this many next records fail
+  unsigned fail_records_after_graph = 0;  // a graph launch sets fail_records to this
 
   std::vector<std::string> calls() const {
     std::lock_guard lock(mutex_);
@@ -103,6 +104,7 @@ class recording_backend final : public backend {
   }
   backend_status graph_launch(graph_handle exec, stream_handle s) override {
     note("graph_launch " + std::to_string(exec) + " on " + std::to_string(s));
+    if (fail_graph_launch == 0) fail_records = fail_records_after_graph;
     return fail_graph_launch;
   }
   void graph_destroy(graph_handle exec) noexcept override { note("graph_destroy " + std::to_string(exec)); }
@@ -215,6 +217,30 @@ TEST(graph_replay, a_wait_in_the_segment_on_a_failed_record_waits_for_its_stream
   EXPECT_EQ(f.inner.calls(), (strings{"launch f1(1) on 102", "record 7 on 102", "launch f2(1) on 101", "sync 102",
                                       "launch f3(1) on 101"}));
   EXPECT_EQ(f.replay.stats().failures, 1u);
+}
+
+// The records after a graph's launch fail (its events, and the one the other stream waits on):
+// the host does not wait for the graph then, which may hold a kernel spinning until one the
+// program launches later has run. The other stream's next call waits for it on the host first,
+// and a wait on the graph's event fails, for the scheduler to join another way.
+TEST(graph_replay, failed_records_after_a_graph_are_stood_in_for_where_their_order_is_needed) {
+  fixture f(no_idle(1));
+  f.inner.fail_records_after_graph = 2;
+  f.two_stream_segment(1);
+  f.replay.flush();
+  strings calls = f.inner.calls();
+  ASSERT_EQ(f.replay.stats().replays, 1u);
+  EXPECT_TRUE(f.replay.broken());
+  for (const std::string& c : calls) EXPECT_EQ(c.rfind("sync", 0), std::string::npos) << "the host waited at once: " << c;
+  EXPECT_EQ(f.replay.query_event(7), event_state::pending);
+  EXPECT_NE(f.replay.wait_event(300, 7), 0);
+  f.inner.clear();
+  const fake_kernel next{4, 0};
+  f.replay.launch(&next, f.pool[0]);  // 101 did not come to wait for the graph on 102
+  EXPECT_EQ(f.inner.calls(), (strings{"sync 102", "launch f4(0) on 101"}));
+  f.inner.clear();
+  f.replay.launch(&next, f.pool[0]);
+  EXPECT_EQ(f.inner.calls(), (strings{"launch f4(0) on 101"})) << "waited for twice";
 }
 
 // The second occurrence is built and launched; the third updates the executable in place. The

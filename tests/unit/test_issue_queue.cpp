@@ -544,23 +544,66 @@ TEST(issue_queue, with_nothing_queued_and_the_thread_asleep_the_caller_issues_at
   EXPECT_EQ(q.stats().deferred, 0u);
 }
 
-TEST(issue_queue, a_failed_record_is_stood_in_for_by_synchronising_its_stream) {
+// A record that fails on the issuing thread: the lane does not wait for its stream then (a
+// kernel there may spin until one queued after it has run, docs/design.md rule 12); it issues
+// what comes next. The event reads pending; the caller's wait on it fails, for the scheduler to
+// join another way; a lane's wait on it has the host wait for the record's stream instead, each
+// time, until the event is recorded again.
+TEST(issue_queue, a_failed_record_is_stood_in_for_only_when_its_event_is_waited_for) {
   slow_backend gpu;
   gpu.fail_record = 700;
-  issue_queue q(gpu, 1, 1024, false);
-  stream_handle p = 0;
+  issue_queue q(gpu, 2, 1024, false);
+  stream_handle p = 0, p2 = 0;
   event_handle e = 0;
-  ASSERT_EQ(q.create_stream(&p), 0);
+  ASSERT_EQ(q.create_stream(&p), 0);   // lane 0
+  ASSERT_EQ(q.create_stream(&p2), 0);  // lane 1
   ASSERT_EQ(q.create_event(&e), 0);
-  const int k = 10;
+  const int k = 10, after = 12, behind = 14;
   ASSERT_EQ(q.launch(&k, p), 0);
-  ASSERT_EQ(q.record_event(e, p), 0);
-  ASSERT_EQ(q.wait_event(app_stream, e), 0);  // a join after the failed record
+  ASSERT_EQ(q.record_event(e, p), 0);  // fails on the issuing thread
+  ASSERT_EQ(q.launch(&after, p), 0);   // what a kernel before the record might spin for
+  q.drain();
+  EXPECT_TRUE(q.broken());
+  gpu.fail_record = 0;
+  std::vector<call> calls = gpu.calls();
+  EXPECT_EQ(index_of(calls, "sync", p, 0), calls.size()) << "the lane waited for the stream at the failed record";
+  EXPECT_LT(index_of(calls, "record", e, p), index_of(calls, "launch", after, p));
+  EXPECT_EQ(q.query_event(e), event_state::pending);
+  EXPECT_NE(q.wait_event(app_stream, e), 0) << "the caller's wait on a failed record must fail";
+  calls = gpu.calls();
+  EXPECT_EQ(index_of(calls, "wait", app_stream, e), calls.size());
+  ASSERT_EQ(q.record_event(e, p), 0);  // recorded again: an ordinary event
+  q.drain();
+  ASSERT_EQ(q.wait_event(app_stream, e), 0);
+  ASSERT_EQ(q.launch(&behind, p2), 0);
+  calls = gpu.calls();
+  EXPECT_LT(index_of(calls, "wait", app_stream, e), calls.size());
+  EXPECT_EQ(q.query_event(e), event_state::complete);
+}
+
+// A lane's queued wait on an event whose record failed on another lane: the host waits for the
+// record's stream before the waiting stream's next kernel, and the wait itself is not made.
+TEST(issue_queue, a_lanes_wait_on_a_failed_record_waits_for_its_stream_on_the_host) {
+  slow_backend gpu;
+  gpu.fail_record = 700;
+  issue_queue q(gpu, 2, 1024, false);
+  stream_handle p = 0, p2 = 0;
+  event_handle e = 0;
+  ASSERT_EQ(q.create_stream(&p), 0);   // lane 0
+  ASSERT_EQ(q.create_stream(&p2), 0);  // lane 1
+  ASSERT_EQ(q.create_event(&e), 0);
+  const int k = 10, next = 12;
+  ASSERT_EQ(q.launch(&k, p), 0);
+  ASSERT_EQ(q.record_event(e, p), 0);  // fails on lane 0
+  ASSERT_EQ(q.wait_event(p2, e), 0);   // queued on lane 1, after lane 0's record
+  ASSERT_EQ(q.launch(&next, p2), 0);
+  q.drain();
   const std::vector<call> calls = gpu.calls();
   const std::size_t sync = index_of(calls, "sync", p, 0);
-  ASSERT_LT(sync, calls.size());
+  ASSERT_LT(sync, calls.size()) << "the wait was not stood in for";
   EXPECT_LT(index_of(calls, "record", e, p), sync);
-  EXPECT_LT(sync, index_of(calls, "wait", app_stream, e));
+  EXPECT_LT(sync, index_of(calls, "launch", next, p2));
+  EXPECT_EQ(index_of(calls, "wait", p2, e), calls.size()) << "a wait on the failed record was made";
   EXPECT_TRUE(q.broken());
 }
 
