@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <thread>
 
 #include "scheduler/thread_name.hpp"
@@ -133,6 +134,7 @@ void issue_queue::run(lane& l) noexcept {
     const command c = l.ring[next % l.ring.size()];
     if (c.kind == op::stop) return;
     if (c.after_lane != no_lane) wait_issued(*lanes_[c.after_lane], c.after_count);
+    settle_lags(c.stream);
     const backend_status status =
         c.kind == op::graph ? replay_graph(c, l.graph_slots[next % l.ring.size()]) : execute(c, true);
     if (status != 0) {
@@ -145,11 +147,13 @@ void issue_queue::run(lane& l) noexcept {
   }
 }
 
-// What the failed call was for, done on the host before anything after it is issued.
+// What the failed call was for, done on the host before anything after it on its stream is
+// issued, and no sooner: the lane's other streams go on (one of them may hold the kernel that
+// the awaited work spins for, docs/design.md rule 12).
 void issue_queue::stand_in_for(const command& c) noexcept {
   switch (c.kind) {
-    case op::wait:  // the work after it must follow the event: the host waits for it
-      while (inner_.query_event(c.event) == event_state::pending) std::this_thread::yield();
+    case op::wait:  // the stream's next work must follow the event: the host waits for it then
+      add_lag({c.stream, c.event, 0});
       break;
     case op::record:  // stood in for when its event is waited for (execute)
       break;
@@ -173,7 +177,7 @@ backend_status issue_queue::execute(const command& c, bool on_lane) noexcept {
         if (!on_lane) {
           if (failed_record(c.event)) return status_failed_record;
         } else if (const std::optional<stream_handle> s = failed_record_stream(c.event)) {
-          (void)inner_.synchronize(*s);
+          add_lag({c.stream, 0, *s});
           return 0;
         }
       }
@@ -246,6 +250,7 @@ backend_status issue_queue::event_call(op kind, stream_handle stream, event_hand
   }
   if (l == no_lane) settle_relayed();  // an application stream: behind its relayed launches
   wait_for_event(event);
+  settle_lags(stream);
   return execute({kind, stream, event}, false);
 }
 
@@ -268,6 +273,52 @@ bool issue_queue::failed_record(event_handle event) noexcept {
   if (!any_failed_record_.load(std::memory_order_acquire)) return false;
   std::lock_guard lock(failed_mutex_);
   return std::any_of(failed_records_.begin(), failed_records_.end(), [&](const auto& f) { return f.first == event; });
+}
+
+// A stream that must wait on the host before its next work (stand_in_for): its lane's other
+// streams are not held up meanwhile.
+void issue_queue::add_lag(const lag& w) noexcept {
+  std::lock_guard lock(lag_mutex_);
+  try {
+    lags_.push_back(w);
+  } catch (...) {  // no room to remember it: the host waits now
+    wait_on_host(w);
+    return;
+  }
+  any_lag_.store(true, std::memory_order_release);
+}
+
+void issue_queue::wait_on_host(const lag& w) noexcept {
+  if (w.event != 0) {
+    while (inner_.query_event(w.event) == event_state::pending) std::this_thread::yield();
+  } else {
+    (void)inner_.synchronize(w.after_stream);
+  }
+}
+
+// Before work on `stream` (or, with an event, before the event is destroyed): what it lags
+// behind, on the host. A stream's calls come from its lane, or from the caller only while that
+// lane has nothing queued, so no two threads settle one stream at once.
+void issue_queue::settle_lags(stream_handle stream, event_handle event) noexcept {
+  if (!any_lag_.load(std::memory_order_acquire)) return;
+  const auto named = [&](const lag& w) { return event != 0 ? w.event == event : w.stream == stream; };
+  lag due[8];
+  for (;;) {
+    std::size_t n = 0;
+    {
+      std::lock_guard lock(lag_mutex_);
+      for (auto it = lags_.begin(); it != lags_.end() && n < std::size(due);)
+        if (named(*it)) {
+          due[n++] = *it;
+          it = lags_.erase(it);
+        } else {
+          ++it;
+        }
+      any_lag_.store(!lags_.empty(), std::memory_order_release);
+    }
+    if (n == 0) return;
+    for (std::size_t i = 0; i < n; ++i) wait_on_host(due[i]);
+  }
 }
 
 // Kept until the event is recorded again: every later wait on it needs the stand-in.
@@ -294,6 +345,7 @@ event_state issue_queue::query_event(event_handle event) {
 
 backend_status issue_queue::synchronize(stream_handle stream) {
   drain();
+  settle_lags(stream);
   return inner_.synchronize(stream);
 }
 
@@ -308,6 +360,7 @@ backend_status issue_queue::launch(const void* kernel, stream_handle stream) {
   // waits name. Its status is the application's.
   inline_launches_.fetch_add(1, std::memory_order_relaxed);
   drain();
+  settle_lags(stream);
   return inner_.launch(kernel, stream);
 }
 
@@ -317,6 +370,7 @@ backend_status issue_queue::launch_detached(const void* kernel, stream_handle st
     return 0;
   }
   drain();
+  settle_lags(stream);
   return inner_.launch_detached(kernel, stream);
 }
 
@@ -332,6 +386,7 @@ backend_status issue_queue::graph_update(graph_handle exec, const graph_descript
 
 backend_status issue_queue::graph_launch(graph_handle exec, stream_handle stream) {
   drain();
+  settle_lags(stream);
   return inner_.graph_launch(exec, stream);
 }
 
@@ -342,12 +397,14 @@ void issue_queue::graph_destroy(graph_handle exec) noexcept {
 
 void issue_queue::destroy_stream(stream_handle stream) noexcept {
   drain();
+  settle_lags(stream);
   inner_.destroy_stream(stream);
 }
 
 void issue_queue::destroy_event(event_handle event) noexcept {
   drain();
   event_last_use_.erase(event);
+  settle_lags(0, event);  // a stream lagging behind it waits while it still exists
   if (failed_record(event)) note_record(event, 0, 0);
   inner_.destroy_event(event);
 }

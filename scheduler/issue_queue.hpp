@@ -45,10 +45,10 @@
 // launch will succeed as far as a launch can be known to); otherwise it runs at once and its
 // status goes back as before. Should a queued call fail anyway, its lane stands in for it
 // on the host, so order holds; broken() then tells the scheduler, which stops relying on
-// events. A failed wait: the lane waits for the event before issuing anything more. A failed
-// record: nothing at once (the stream's work may spin until a kernel queued later has run,
-// docs/design.md rule 12): the event reads pending, a lane's wait on it waits for the record's
-// stream on the host instead, and a wait the caller makes on it fails, so that the scheduler
+// events. A failed wait: the host waits for the event before the stream's next work (the
+// lane's other streams go on meanwhile). A failed record: nothing at once (the stream's work may spin until a kernel queued later has run,
+// docs/design.md rule 12): the event reads pending, a lane's wait on it has the host wait for
+// the record's stream before the waiting stream's next work, and a wait the caller makes on it fails, so that the scheduler
 // joins another way. A queued launch that fails (a fault made the context unusable)
 // has no status to give back: it is counted.
 //
@@ -238,6 +238,16 @@ class issue_queue final : public backend {
   void note_record(event_handle event, stream_handle stream, backend_status status) noexcept;
   bool failed_record(event_handle event) noexcept;
   std::optional<stream_handle> failed_record_stream(event_handle event) noexcept;
+  // A stream that must wait on the host before its next work: for `event` (a failed wait), else
+  // for `after_stream` (a wait on a failed record).
+  struct lag {
+    stream_handle stream = 0;
+    event_handle event = 0;
+    stream_handle after_stream = 0;
+  };
+  void add_lag(const lag& w) noexcept;
+  void wait_on_host(const lag& w) noexcept;
+  void settle_lags(stream_handle stream, event_handle event = 0) noexcept;
   void run(lane& l) noexcept;
   // `on_lane`: by an issuing thread (a wait on a failed record then waits on the host).
   backend_status execute(const command& c, bool on_lane) noexcept;
@@ -253,6 +263,9 @@ class issue_queue final : public backend {
   std::mutex failed_mutex_;
   std::vector<std::pair<event_handle, stream_handle>> failed_records_;
   std::atomic<bool> any_failed_record_{false};
+  std::mutex lag_mutex_;
+  std::vector<lag> lags_;
+  std::atomic<bool> any_lag_{false};
   std::atomic<std::uint64_t> deferred_{0}, failures_{0}, relayed_{0}, relayed_here_{0}, relayed_graphs_{0};
   // Lane 0's queued count after the last relayed launch: settle_relayed waits until it was issued.
   std::atomic<std::uint64_t> relayed_until_{0};

@@ -530,6 +530,32 @@ TEST(issue_queue, a_failed_wait_is_stood_in_for_by_the_host_before_the_next_laun
   EXPECT_EQ(gpu.calls().back().thread, std::this_thread::get_id());
 }
 
+// A failed wait holds up its own stream only: another stream of the same lane, whose next kernel
+// the awaited work may spin for (docs/design.md rule 12), is issued before the host waits.
+TEST(issue_queue, a_failed_wait_holds_up_its_own_stream_not_the_lanes_others) {
+  slow_backend gpu;
+  gpu.fail_wait = 700;
+  gpu.pending_queries = 3;
+  issue_queue q(gpu, 1, 1024, false);
+  stream_handle p = 0, other = 0;
+  event_handle e = 0;
+  ASSERT_EQ(q.create_stream(&p), 0);
+  ASSERT_EQ(q.create_stream(&other), 0);  // one lane: the same as p's
+  ASSERT_EQ(q.create_event(&e), 0);
+  const int setter = 4, k = 6;
+  ASSERT_EQ(q.wait_event(p, e), 0);         // fails on the issuing thread
+  ASSERT_EQ(q.launch(&setter, other), 0);   // not behind the failed wait
+  ASSERT_EQ(q.launch(&k, p), 0);            // behind it: after the host saw the event complete
+  q.drain();
+  const std::vector<call> calls = gpu.calls();
+  std::size_t first_query = calls.size(), last_query = 0;
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    if (calls[i].what == "query" && calls[i].a == e) first_query = std::min(first_query, i), last_query = i;
+  ASSERT_LT(first_query, calls.size());
+  EXPECT_LT(index_of(calls, "launch", setter, other), first_query) << "the lane waited before the other stream's kernel";
+  EXPECT_LT(last_query, index_of(calls, "launch", k, p));
+}
+
 TEST(issue_queue, with_nothing_queued_and_the_thread_asleep_the_caller_issues_at_once) {
   slow_backend gpu;
   issue_queue q(gpu);
