@@ -80,8 +80,9 @@ void change_ends() noexcept {
 int set_function_attribute(const void* function, int attribute, int value, int (*set)(void* context),
                            void* context, int device) noexcept {
   if (function == nullptr || !remembers_attribute(attribute)) {
-    log::debug("function {} attribute {} set to {}: a change of the launch conditions ({})", function, attribute,
-               value, function == nullptr ? "the function not known" : "an attribute not remembered");
+    log::debug("{} {} attribute {} set to {}: a change of the launch conditions ({})",
+               device < 0 ? "function" : "kernel", function, attribute, value,
+               function == nullptr ? "the function not known" : "an attribute not remembered");
     change_begins();
     const int status = set(context);
     forget_attribute_values();
@@ -99,8 +100,11 @@ int set_function_attribute(const void* function, int attribute, int value, int (
     if (status != 0) attribute_values.erase(known);  // what it holds now is not known
     return status;
   }
-  log::debug("function {} attribute {} set to {} (before: {}): a change of the launch conditions", function,
-             attribute, value, known != attribute_values.end() ? std::to_string(known->second) : "not known");
+  // Which name, and whether a value was known: what tells a new value from one that a set through
+  // the other name, or an unload, forgot.
+  log::debug("{} {} attribute {} set to {} (before: {}): a change of the launch conditions",
+             key.device < 0 ? "function" : "kernel", function, attribute, value,
+             known != attribute_values.end() ? std::to_string(known->second) : "not known");
   change_begins();
   const int status = set(context);
   try {
