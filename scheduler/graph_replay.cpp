@@ -8,11 +8,9 @@
 namespace acs {
 
 namespace {
+
 // What a wait on an event whose record failed returns: acs's own failure, never the program's.
 constexpr backend_status status_failed_record = 1;
-}  // namespace
-
-namespace {
 
 // The union of two sorted sets of node ids, into `into`.
 void merge_into(std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& from) {
@@ -368,7 +366,6 @@ bool graph_replay::launch_graph(const plan& p, graph_handle exec) noexcept {
           (void)inner_.synchronize(l);
         }
       }
-    failed |= !recorded;
   }
   if (failed) {
     ++stats_.failures;
@@ -405,7 +402,7 @@ void graph_replay::replay_call_by_call() noexcept {
     switch (o.kind) {
       case op::record:
         st = inner_.record_event(o.event, o.stream);
-        if (st == 0) forget_failed_record(o.event);
+        note_record(o.event, o.stream, st);  // a failed one is stood in for later (stand_in)
         break;
       case op::wait:
         if (!stood_in_for_wait(o.event)) st = inner_.wait_event(o.stream, o.event);
@@ -430,7 +427,7 @@ void graph_replay::stand_in(const pending& o) noexcept {
     case op::wait:
       while (inner_.query_event(o.event) == event_state::pending) std::this_thread::yield();
       break;
-    case op::record: note_record(o.event, o.stream, 1); break;
+    case op::record: break;  // remembered (note_record): stood in for once its event is waited for
     case op::launch: break;  // its status was given: success (a fault is reported by later calls)
   }
 }
