@@ -298,7 +298,19 @@ inline constexpr bool sets_kernel_attribute = std::string_view(Entry::name) == "
 static_assert(static_cast<int>(cudaFuncAttributeMaxDynamicSharedMemorySize) ==
                   static_cast<int>(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) &&
               static_cast<int>(cudaFuncAttributePreferredSharedMemoryCarveout) ==
-                  static_cast<int>(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT));
+                  static_cast<int>(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) &&
+              static_cast<int>(cudaFuncAttributeClusterDimMustBeSet) ==
+                  static_cast<int>(CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET) &&
+              static_cast<int>(cudaFuncAttributeRequiredClusterWidth) ==
+                  static_cast<int>(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH) &&
+              static_cast<int>(cudaFuncAttributeRequiredClusterHeight) ==
+                  static_cast<int>(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT) &&
+              static_cast<int>(cudaFuncAttributeRequiredClusterDepth) ==
+                  static_cast<int>(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH) &&
+              static_cast<int>(cudaFuncAttributeNonPortableClusterSizeAllowed) ==
+                  static_cast<int>(CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) &&
+              static_cast<int>(cudaFuncAttributeClusterSchedulingPolicyPreference) ==
+                  static_cast<int>(CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE));
 
 // The real call of an attribute set, made by function_attribute_set under its table's lock.
 template <class R, class... A>

@@ -45,9 +45,13 @@ attribute_table& attributes() {
 }
 constexpr std::size_t max_attribute_values = 4096;  // a program setting more: forgotten, set again
 
-// The attributes remembered: CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES and
-// _PREFERRED_SHARED_MEMORY_CARVEOUT, and the runtime's two of the same numbers (hooks_handlers.hpp).
-bool remembers_attribute(int attribute) noexcept { return attribute == 8 || attribute == 9; }
+// The attributes remembered: every one a program may set, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+// (8) to _CLUSTER_SCHEDULING_POLICY_PREFERENCE (15), the cluster attributes among them (cuBLAS and
+// cuDNN set NON_PORTABLE_CLUSTER_SIZE_ALLOWED before their cluster kernels), and the runtime's of
+// the same numbers (hooks_handlers.hpp). A set leaves the value it names whatever was there before,
+// so setting the value the last set left changes nothing. Attributes added to CUDA later are not
+// known to behave so: each of their sets is a change.
+bool remembers_attribute(int attribute) noexcept { return attribute >= 8 && attribute <= 15; }
 
 }  // namespace
 

@@ -739,13 +739,22 @@ TEST_F(runtime_deferred_error, a_set_of_the_value_already_set_changes_nothing) {
   EXPECT_TRUE(defers(b));
   // Another function, another attribute, an attribute not remembered, an unknown function: changes.
   for (const auto& [function, attribute] : {std::pair{reinterpret_cast<const void*>(0x78), limit},
-                                            std::pair{f, 9}, std::pair{f, 10},
+                                            std::pair{f, 9}, std::pair{f, 14}, std::pair{f, 16},
                                             std::pair{static_cast<const void*>(nullptr), limit}}) {
     const std::uint64_t before = launch_conditions::generation();
     EXPECT_EQ(launch_conditions::set_function_attribute(function, attribute, 32768, attribute_call::run, &c), 0);
     EXPECT_NE(launch_conditions::generation(), before) << function << " attribute " << attribute;
   }
-  // f's limit is 32768 and remembered; an attribute not remembered (10) forgot it, as any call
+  // The cluster attributes (10-15) are remembered too: once known, a repeat of f's 14
+  // (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) changes nothing, and 16, which CUDA 13 does
+  // not define, is never remembered.
+  for (const int attribute : {10, 14, 15, 16}) {
+    EXPECT_EQ(launch_conditions::set_function_attribute(f, attribute, 1, attribute_call::run, &c), 0);
+    const std::uint64_t before = launch_conditions::generation();
+    EXPECT_EQ(launch_conditions::set_function_attribute(f, attribute, 1, attribute_call::run, &c), 0);
+    EXPECT_EQ(launch_conditions::generation() == before, attribute != 16) << "attribute " << attribute << " set again";
+  }
+  // f's limit is 32768 and was remembered; an attribute not remembered (16) forgot it, as any call
   // acs cannot attribute would: the same value is a change again, then remembered.
   std::uint64_t before = launch_conditions::generation();
   EXPECT_EQ(launch_conditions::set_function_attribute(f, limit, 32768, attribute_call::run, &c), 0);
