@@ -365,10 +365,18 @@ R handle(kind_tag<hook_kind::function_config>, R (*real)(A...), A... a) noexcept
 }
 
 // Unloading code changes them too: function handles may name other kernels afterwards, and
-// launches of the old ones must have been issued before.
+// launches of the old ones must have been issued before. And an executable graph keeps the code
+// it was built from, so graph replay's executables are destroyed first (modules_unloading),
+// inside the bracket, where none can be built anew: a segment of the same key afterwards (a
+// reloaded library's handle at the old address) builds a new one.
 template <class Entry, class R, class... A>
 R handle(kind_tag<hook_kind::unload>, R (*real)(A...), A... a) noexcept {
-  const R result = handle<Entry>(kind_tag<hook_kind::function_config>{}, real, a...);
+  log::debug("{}: may change whether launches succeed (every launch kind unproven after it)", Entry::name);
+  launch_conditions_change_begins();
+  modules_unloading();
+  const R result = real(a...);
+  function_attributes_forgotten();
+  launch_conditions_changed();
   if (result == detail::success<R>()) {
     forget_launch_functions();
     modules_unloaded(static_cast<const void*>(detail::arg<0>(a...)));

@@ -177,6 +177,15 @@ void graph_replay::flush(flush_cause cause) noexcept {
   flush_locked(cause);
 }
 
+void graph_replay::forget_executables(void (*between)(void* context) noexcept, void* context) noexcept {
+  std::lock_guard lock(mutex_);
+  flush_locked(flush_cause::explicit_call);
+  between(context);
+  for (const cached& c : lru_) inner_.graph_destroy(c.exec);
+  cache_.clear();
+  lru_.clear();
+}
+
 bool graph_replay::broken() const noexcept { return broken_.load(std::memory_order_acquire); }
 
 graph_replay_stats graph_replay::stats() const noexcept {

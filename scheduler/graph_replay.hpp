@@ -132,6 +132,10 @@ class graph_replay final : public backend {
   // Issues the segment. Any thread: before a device-wide operation of the application
   // (explicit_call), before any direct work or observation of one of its streams (barrier).
   void flush(flush_cause cause = flush_cause::explicit_call) noexcept;
+  // Code is about to be unloaded: the segment is flushed and every cached executable destroyed
+  // (segment_replay::forget_executables says why). The caller drains the issuing threads between
+  // the two (`between`), so that no launch of an executable is still queued when it is destroyed.
+  void forget_executables(void (*between)(void* context) noexcept, void* context) noexcept;
   bool broken() const noexcept;
   graph_replay_stats stats() const noexcept;
 

@@ -446,6 +446,19 @@ void scheduler::drain() noexcept {
   if (queue_) queue_->drain();
 }
 
+void scheduler::code_unloading() noexcept {
+  if (segments_) {
+    std::lock_guard lock(mutex_);
+    flush_segments(false);
+    if (queue_) queue_->drain();  // a relayed graph's launch, queued, still names its executable
+    segments_->forget_executables();
+  }
+  if (replay_)
+    replay_->forget_executables([](void* q) noexcept { if (q != nullptr) static_cast<issue_queue*>(q)->drain(); },
+                                queue_.get());
+  if (queue_) queue_->drain();
+}
+
 scheduler::~scheduler() {
   if (segments_) {
     {

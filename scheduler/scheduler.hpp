@@ -148,6 +148,11 @@ class scheduler {
   // and graphs, they all were. Any thread; takes no lock of the scheduler's.
   void drain() noexcept;
 
+  // Before code is unloaded (cuModuleUnload, cuLibraryUnload), bracketed as a change of the launch
+  // conditions (nothing is deferred meanwhile): drains as above, then destroys every executable
+  // graph replay keeps (segment_replay::forget_executables). Any thread.
+  void code_unloading() noexcept;
+
   // Returns once every launch relayed so far (relay) was issued. Any thread; takes no lock.
   void settle_relayed() noexcept {
     if (queue_) queue_->settle_relayed();

@@ -48,6 +48,12 @@ segment_replay::~segment_replay() {
   for (const cached& c : lru_) gpu_.graph_destroy(c.exec);
 }
 
+void segment_replay::forget_executables() noexcept {
+  for (const cached& c : lru_) gpu_.graph_destroy(c.exec);
+  cache_.clear();
+  lru_.clear();
+}
+
 backend_status segment_replay::launch(const virtual_stream& s, const access_set& access, const void* kernel,
                                       std::uint64_t group) {
   return take(s, access, kernel, group, /*in_order=*/false);

@@ -127,6 +127,11 @@ class segment_replay {
   // graph built and no query made.
   void flush(bool safe_only = false);
   bool holding() const noexcept { return held_count_ != 0; }
+  // Code is about to be unloaded: every cached executable is destroyed (the caller flushed, and
+  // every graph launch was issued). An executable keeps the code it was built from, and a
+  // function handle of the unloaded code may name another kernel afterwards: the same key must
+  // then build a new executable, not launch the old one.
+  void forget_executables() noexcept;
   // Launches seen: the idle thread flushes after an interval in which it did not move.
   std::uint64_t launches() const noexcept { return launches_; }
   segment_replay_stats stats() const noexcept { return stats_; }

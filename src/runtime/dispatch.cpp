@@ -544,6 +544,12 @@ void device_reset(CUdevice device) noexcept {
   });
 }
 
+void modules_unloading() noexcept {
+  guarded("modules_unloading", [] {
+    for (device_runtime* rt : all_runtimes()) rt->sched.code_unloading();
+  });
+}
+
 void modules_unloaded(const void* handle) noexcept {
   inference::functions_unloaded();
   guarded("modules_unloaded", [&] { inference::process_code().unloaded(handle); });

@@ -138,6 +138,9 @@ void context_destroyed(CUcontext context) noexcept;
 void device_reset(CUdevice device) noexcept;
 // cuModuleUnload / cuLibraryUnload: cached per-function data must go.
 void modules_unloaded(const void* handle) noexcept;
+// Code is about to be unloaded (inside launch_conditions_change_begins' bracket): graph replay's
+// executables, which keep the code they were built from, are destroyed on every device.
+void modules_unloading() noexcept;
 // A module or library (`library`) was loaded from `image` (cuModuleLoadData, cuLibraryLoadData...).
 void code_loaded(const void* handle, bool library, const void* image) noexcept;
 

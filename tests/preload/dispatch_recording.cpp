@@ -124,6 +124,7 @@ void teardown_begins() noexcept {}
 void device_work_issued() noexcept { record(event(recorded::work_issued)); }
 void context_destroyed(CUcontext) noexcept {}
 void device_reset(CUdevice) noexcept {}
+void modules_unloading() noexcept { record(event(recorded::unloading)); }
 void modules_unloaded(const void* handle) noexcept {
   recorded_event e = event(recorded::unloaded);
   e.address = reinterpret_cast<std::uint64_t>(handle);

@@ -17,6 +17,7 @@ enum class recorded : int {
   allocated,
   freed,
   code_loaded,          // address: the module or library handle, bytes: the image, detail: library
+  unloading,            // modules_unloading: before the real unload, inside its bracket
   unloaded,             // address: the handle
   work_issued,          // device_work_issued: queued launches issued before a device-wide call
   conditions_change,    // launch_conditions_change_begins

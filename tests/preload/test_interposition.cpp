@@ -73,12 +73,12 @@ class interposition : public ::testing::Test {
   }
 
   // What the hooks reported, but the reports every failed call and every function-config call
-  // also make (launch conditions, call_failed): all_events() has those.
+  // also make (launch conditions, call_failed, an unload's unloading): all_events() has those.
   std::vector<recorded_event> events() const {
     std::vector<recorded_event> out;
     for (const recorded_event& e : all_events())
       if (e.what != recorded::conditions_change && e.what != recorded::conditions_changed &&
-          e.what != recorded::call_failed)
+          e.what != recorded::call_failed && e.what != recorded::unloading)
         out.push_back(e);
     return out;
   }
@@ -820,7 +820,8 @@ class preload_deferred_error : public interposition {};
 
 // A function-attribute change reaches the driver between launch_conditions_change_begins and
 // launch_conditions_changed (so that deferred launches are issued before it, and none counts as
-// known to succeed after it); an unload is bracketed the same way.
+// known to succeed after it); an unload is bracketed the same way, with graph replay's
+// executables destroyed inside the bracket (modules_unloading), before the unloaded report.
 TEST_F(preload_deferred_error, function_config_calls_are_bracketed_by_the_launch_conditions) {
   auto set_attribute = proc<PFN_cuFuncSetAttribute_v9000>("cuFuncSetAttribute", 12000);
   EXPECT_NE(reinterpret_cast<void*>(set_attribute), fake_self_("cuFuncSetAttribute")) << "not hooked";
@@ -835,8 +836,8 @@ TEST_F(preload_deferred_error, function_config_calls_are_bracketed_by_the_launch
   for (const recorded_event& e : all_events()) seen.push_back(e.what);
   const std::vector<recorded> expected = {recorded::attribute_set,     recorded::conditions_change,
                                           recorded::conditions_changed, recorded::code_loaded,
-                                          recorded::conditions_change,  recorded::conditions_changed,
-                                          recorded::unloaded};
+                                          recorded::conditions_change,  recorded::unloading,
+                                          recorded::conditions_changed, recorded::unloaded};
   EXPECT_EQ(seen, expected);
   const auto c = calls();
   ASSERT_FALSE(c.empty());

@@ -187,6 +187,39 @@ TEST(segment_replay_sim, a_recurring_segment_is_built_once_then_updated_on_its_s
   EXPECT_EQ(s.sim.graph_counts().live_detached, 0u) << "every detached copy launched or released";
 }
 
+// Code unloaded (scheduler::code_unloading, before cuModuleUnload and cuLibraryUnload): every
+// cached executable is destroyed, and the segment's next occurrence builds a new one. An
+// executable keeps the code it was built from, and a reloaded library's function may come back
+// at the old handle, so the same key must not launch the old executable. With ACS_GRAPH=pool too.
+TEST(segment_replay_sim, unloading_code_destroys_every_executable) {
+  for (const bool segments : {true, false}) {
+    scheduler_config config = with_segments(2);
+    config.graph_segments = segments;
+    scenario s({.cells = 40}, config);
+    const virtual_stream blocking = s.stream(stream_kind::blocking);
+    const kernel& b = s.make_kernel(30000, {27, 28}, {22, 23});
+    const kernel& c = s.make_kernel(140000, {}, {31});
+    const auto body = [&] {
+      for (int r = 0; r < 3; ++r) {
+        s.sync_device();
+        ASSERT_EQ(s.launch(blocking, b), 0);
+        ASSERT_EQ(s.launch(blocking, c), 0);
+        s.sync_device();
+      }
+    };
+    body();
+    const std::uint64_t built = s.acs.stats().graphs_built;
+    ASSERT_GE(built, 1u) << "segments " << segments;
+    ASSERT_LT(s.sim.graph_counts().destroyed, s.sim.graph_counts().instantiated);
+    s.acs.code_unloading();
+    EXPECT_EQ(s.sim.graph_counts().destroyed, s.sim.graph_counts().instantiated) << "segments " << segments;
+    body();
+    EXPECT_GT(s.acs.stats().graphs_built, built) << "built anew after the unload; segments " << segments;
+    EXPECT_TRUE(s.matches_serial());
+    EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
+  }
+}
+
 // Relayed graphs (issue_queue::relay_graph, scheduler_config::graph_relay): issuing thread 0
 // updates and launches a replayed segment's graph where the segment ends at its length limit
 // (`segment_kernels` 4) and the program goes on. A body of four kernels on one stream, each
