@@ -312,14 +312,15 @@ static_assert(static_cast<int>(cudaFuncAttributeMaxDynamicSharedMemorySize) ==
               static_cast<int>(cudaFuncAttributeClusterSchedulingPolicyPreference) ==
                   static_cast<int>(CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE));
 
-// The real call of an attribute set, made by function_attribute_set under its table's lock.
+// The real call of an attribute set or an unload, made under the lock of launch_conditions'
+// table of attribute values (function_attribute_set, code_unload).
 template <class R, class... A>
-struct attribute_set_call {
+struct locked_real_call {
   R (*real)(A...);
   std::tuple<A...> args;
   R result;
   static int run(void* context) noexcept {
-    auto& k = *static_cast<attribute_set_call*>(context);
+    auto& k = *static_cast<locked_real_call*>(context);
     k.result = std::apply(k.real, k.args);
     return static_cast<int>(k.result);
   }
@@ -334,7 +335,7 @@ template <class Entry, class R, class... A>
 R handle(kind_tag<hook_kind::function_config>, R (*real)(A...), A... a) noexcept {
   if constexpr (sets_function_attribute<Entry>) {
     static_assert(sizeof...(A) == 3, "(function, attribute, value)");
-    attribute_set_call<R, A...> c{real, {a...}, R{}};
+    locked_real_call<R, A...> c{real, {a...}, R{}};
     // The function the attribute belongs to: a driver call names it; a runtime call names a host
     // stub, whose function in the current context is looked up (nullptr: a change as any other).
     const void* function = nullptr;
@@ -343,16 +344,16 @@ R handle(kind_tag<hook_kind::function_config>, R (*real)(A...), A... a) noexcept
     else
       function = static_cast<const void*>(function_of_host_stub(static_cast<const void*>(detail::arg<0>(a...))));
     const int attribute = static_cast<int>(detail::arg<1>(a...)), value = static_cast<int>(detail::arg<2>(a...));
-    (void)function_attribute_set(function, attribute, value, &attribute_set_call<R, A...>::run, &c);
+    (void)function_attribute_set(function, attribute, value, &locked_real_call<R, A...>::run, &c);
     return c.result;
   } else if constexpr (sets_kernel_attribute<Entry>) {
     static_assert(sizeof...(A) == 4, "(attribute, value, kernel, device)");
-    attribute_set_call<R, A...> c{real, {a...}, R{}};
+    locked_real_call<R, A...> c{real, {a...}, R{}};
     const int attribute = static_cast<int>(detail::arg<0>(a...)), value = static_cast<int>(detail::arg<1>(a...));
     const int device = static_cast<int>(detail::arg<3>(a...));
     // A negative device is no device: the driver rejects the call, which then changes nothing.
     (void)function_attribute_set(static_cast<const void*>(detail::arg<2>(a...)), attribute, value,
-                                 &attribute_set_call<R, A...>::run, &c, device < 0 ? 0 : device);
+                                 &locked_real_call<R, A...>::run, &c, device < 0 ? 0 : device);
     return c.result;
   } else {
     log::debug("{}: may change whether launches succeed (every launch kind unproven after it)", Entry::name);
@@ -369,13 +370,17 @@ R handle(kind_tag<hook_kind::function_config>, R (*real)(A...), A... a) noexcept
 // it was built from, so graph replay's executables are destroyed first (modules_unloading),
 // inside the bracket, where none can be built anew: a segment of the same key afterwards (a
 // reloaded library's handle at the old address) builds a new one.
+// The attribute values acs remembers are forgotten only for the unloaded code (code_unload).
 template <class Entry, class R, class... A>
 R handle(kind_tag<hook_kind::unload>, R (*real)(A...), A... a) noexcept {
+  static_assert(sizeof...(A) == 1, "(module) or (library)");
   log::debug("{}: may change whether launches succeed (every launch kind unproven after it)", Entry::name);
   launch_conditions_change_begins();
   modules_unloading();
-  const R result = real(a...);
-  function_attributes_forgotten();
+  locked_real_call<R, A...> c{real, {a...}, R{}};
+  (void)code_unload(static_cast<const void*>(detail::arg<0>(a...)),
+                    std::string_view(Entry::name) == "cuLibraryUnload", &locked_real_call<R, A...>::run, &c);
+  const R result = c.result;
   launch_conditions_changed();
   if (result == detail::success<R>()) {
     forget_launch_functions();

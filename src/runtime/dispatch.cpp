@@ -285,6 +285,29 @@ int function_attribute_set(const void* function, int attribute, int value, int (
   return launch_conditions::set_function_attribute(function, attribute, value, set, context, device);
 }
 void function_attributes_forgotten() noexcept { launch_conditions::forget_attribute_values(); }
+
+int code_unload(const void* handle, bool library, int (*unload)(void* context), void* context) noexcept {
+  static constexpr launch_conditions::code_owners by_driver{
+      [](const void* kernel, const void** library_out) noexcept {
+        const driver::table* cuda = driver::real();
+        CUlibrary owner = nullptr;
+        if (cuda == nullptr || cuda->cuKernelGetLibrary_ == nullptr ||
+            cuda->cuKernelGetLibrary_(&owner, static_cast<CUkernel>(const_cast<void*>(kernel))) != CUDA_SUCCESS)
+          return false;
+        *library_out = owner;
+        return true;
+      },
+      [](const void* function, const void** module_out) noexcept {
+        const driver::table* cuda = driver::real();
+        CUmodule owner = nullptr;
+        if (cuda == nullptr || cuda->cuFuncGetModule_ == nullptr ||
+            cuda->cuFuncGetModule_(&owner, static_cast<CUfunction>(const_cast<void*>(function))) != CUDA_SUCCESS)
+          return false;
+        *module_out = owner;
+        return true;
+      }};
+  return launch_conditions::unload_code(handle, library, unload, context, by_driver);
+}
 void call_failed(int status) noexcept { (void)launch_conditions::call_failed(status); }
 
 ACS_HOT int dispatch_launch(launch_request& r, launch_closure issue) noexcept {

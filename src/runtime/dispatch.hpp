@@ -166,6 +166,10 @@ void launch_conditions_changed() noexcept;
 int function_attribute_set(const void* function, int attribute, int value, int (*set)(void* context),
                            void* context, int device = -1) noexcept;
 void function_attributes_forgotten() noexcept;
+// cuModuleUnload (`library` false) or cuLibraryUnload of `handle`, made by `unload(context)`, which
+// returns its status: the values remembered for what that code may hold are forgotten first, and
+// only those (launch_conditions.hpp, unload_code). Inside the bracket above.
+int code_unload(const void* handle, bool library, int (*unload)(void* context), void* context) noexcept;
 
 // A hooked call returned `status` (a CUresult or cudaError_t, not success). After a context
 // error (sticky: a kernel fault...) no launch is deferred any more, so that each later launch

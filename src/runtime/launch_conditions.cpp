@@ -129,6 +129,21 @@ int set_function_attribute(const void* function, int attribute, int value, int (
   return status;
 }
 
+int unload_code(const void* handle, bool library, int (*unload)(void* context), void* context,
+                const code_owners& owners) noexcept {
+  attribute_table& t = attributes();
+  const std::lock_guard lock(t.mutex);
+  // Asked before the unload: afterwards the handles may name nothing, or other code.
+  std::erase_if(t.values, [&](const auto& entry) {
+    const void* owner = nullptr;
+    if (entry.first.device >= 0)
+      return !owners.library_of_kernel(entry.first.function, &owner) || owner == nullptr || (library && owner == handle);
+    return library || !owners.module_of_function(entry.first.function, &owner) || owner == nullptr ||
+           owner == handle;
+  });
+  return unload(context);
+}
+
 void forget_attribute_values() noexcept {
   attribute_table& t = attributes();
   const std::lock_guard lock(t.mutex);

@@ -60,8 +60,27 @@ int set_function_attribute(const void* function, int attribute, int value, int (
                            void* context, int device = -1) noexcept;
 
 /// @brief Forgets every remembered attribute value: after a change acs cannot attribute to one
-/// function and attribute, code unloaded (a handle may then name another kernel), a context torn down.
+/// function and attribute, a context torn down.
 void forget_attribute_values() noexcept;
+
+/// @brief How a remembered handle's code is found (the driver's cuKernelGetLibrary and
+/// cuFuncGetModule; tests pass others): each returns false when it cannot tell.
+struct code_owners {
+  bool (*library_of_kernel)(const void* kernel, const void** library) noexcept;
+  bool (*module_of_function)(const void* function, const void** module) noexcept;
+};
+
+/// @brief Code is unloaded: `unload(context)` makes the real cuModuleUnload (`library` false) or
+/// cuLibraryUnload of `handle` and returns its status. Its handles may name other code afterwards,
+/// so the values remembered for what it may hold are forgotten first, and the table's lock is held
+/// across the real call (no set of its code can be remembered in between): a CUkernel's whose
+/// library is `handle`, or cannot be told; a CUfunction's whose module is `handle`, or cannot be
+/// told, and at a library's unload every CUfunction's (a library has a module in each context it
+/// was loaded into, which no call lists). Values of other code stay: cuDNN unloads a library of
+/// its own about twice per training step, and forgetting every value there made each step's first
+/// set of every cuBLAS and cuDNN kernel a change (docs/design.md §3).
+int unload_code(const void* handle, bool library, int (*unload)(void* context), void* context,
+                const code_owners& owners) noexcept;
 
 /// @brief Tests only: forgets a context failure seen before.
 void reset_for_testing() noexcept;

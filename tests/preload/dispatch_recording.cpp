@@ -164,6 +164,7 @@ int function_attribute_set(const void* function, int, int value, int (*set)(void
   return status;
 }
 void function_attributes_forgotten() noexcept {}
+int code_unload(const void*, bool, int (*unload)(void* context), void* context) noexcept { return unload(context); }
 void call_failed(int status) noexcept {
   recorded_event e = event(recorded::call_failed);
   e.detail = status;

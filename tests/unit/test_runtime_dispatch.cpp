@@ -776,6 +776,78 @@ TEST_F(runtime_deferred_error, a_set_of_the_value_already_set_changes_nothing) {
   launch_conditions::forget_attribute_values();
 }
 
+// An unload forgets the values remembered for what the unloaded code may hold, and only those
+// (launch_conditions::unload_code): a kernel's of that library, a function's of that module (at a
+// library's unload every function's: its modules are not listed), and any whose owner the driver
+// cannot tell. The others stay remembered: their next set of the same value is no change.
+namespace code_of {
+// Kernels 0x100-0x1ff belong to library 0x10, 0x200-0x2ff to library 0x20, others are unknown;
+// functions 0x300-0x3ff to module 0x30, 0x400-0x4ff to module 0x40.
+bool library_of_kernel(const void* kernel, const void** library) noexcept {
+  const auto k = reinterpret_cast<std::uintptr_t>(kernel);
+  if (k < 0x100 || k >= 0x300) return false;
+  *library = reinterpret_cast<const void*>(k < 0x200 ? 0x10 : 0x20);
+  return true;
+}
+bool module_of_function(const void* function, const void** module) noexcept {
+  const auto f = reinterpret_cast<std::uintptr_t>(function);
+  if (f < 0x300 || f >= 0x500) return false;
+  *module = reinterpret_cast<const void*>(f < 0x400 ? 0x30 : 0x40);
+  return true;
+}
+constexpr launch_conditions::code_owners owners{library_of_kernel, module_of_function};
+}  // namespace code_of
+
+TEST_F(runtime_deferred_error, an_unload_forgets_only_the_values_of_the_code_it_unloads) {
+  constexpr int limit = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+  attribute_call c;
+  const auto changes = [&](std::uintptr_t what, int device) {
+    const std::uint64_t before = launch_conditions::generation();
+    EXPECT_EQ(launch_conditions::set_function_attribute(reinterpret_cast<const void*>(what), limit, 4096,
+                                                         attribute_call::run, &c, device),
+              0);
+    return launch_conditions::generation() != before;
+  };
+  // Kernels of both libraries and an unknown one; functions of both modules and an unknown one.
+  const std::pair<std::uintptr_t, int> kernels[] = {{0x110, 0}, {0x210, 0}, {0x90, 0}};
+  const std::pair<std::uintptr_t, int> functions[] = {{0x310, -1}, {0x410, -1}, {0x510, -1}};
+  const auto remember = [&](const auto& handles) {
+    for (const auto& [what, device] : handles) {
+      (void)changes(what, device);
+      EXPECT_FALSE(changes(what, device)) << std::hex << what << " remembered";
+    }
+  };
+  const auto unload = [&](std::uintptr_t handle, bool library) {
+    attribute_call u;
+    EXPECT_EQ(launch_conditions::unload_code(reinterpret_cast<const void*>(handle), library, attribute_call::run, &u,
+                                             code_of::owners),
+              0);
+    EXPECT_EQ(u.calls, 1) << "the real unload is made once";
+  };
+  launch_conditions::forget_attribute_values();
+  remember(kernels);
+  unload(0x10, true);
+  EXPECT_TRUE(changes(0x110, 0)) << "a kernel of the unloaded library: forgotten";
+  EXPECT_FALSE(changes(0x210, 0)) << "a kernel of another library: still known";
+  EXPECT_TRUE(changes(0x90, 0)) << "a kernel whose library is not known: forgotten";
+  launch_conditions::forget_attribute_values();
+  remember(functions);
+  unload(0x30, false);
+  EXPECT_TRUE(changes(0x310, -1)) << "a function of the unloaded module: forgotten";
+  EXPECT_FALSE(changes(0x410, -1)) << "a function of another module: still known";
+  EXPECT_TRUE(changes(0x510, -1)) << "a function whose module is not known: forgotten";
+  (void)changes(0x310, -1);
+  unload(0x10, true);
+  EXPECT_TRUE(changes(0x310, -1)) << "at a library's unload every function's value is forgotten";
+  EXPECT_TRUE(changes(0x410, -1));
+  launch_conditions::forget_attribute_values();
+  remember(kernels);
+  unload(0x30, false);
+  EXPECT_FALSE(changes(0x110, 0)) << "a module's unload leaves the library kernels' values";
+  EXPECT_TRUE(changes(0x90, 0)) << "but not those whose library is not known";
+  launch_conditions::forget_attribute_values();
+}
+
 // cuKernelSetAttribute: a CUkernel's value for one device. A repeat there is no change either; a
 // change through a kernel forgets the values remembered through functions, and the other way
 // round (a function's own set overrides its kernel's: one state, two names).
