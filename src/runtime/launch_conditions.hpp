@@ -76,9 +76,9 @@ struct code_owners {
 /// across the real call (no set of its code can be remembered in between): a CUkernel's whose
 /// library is `handle`, or cannot be told; a CUfunction's whose module is `handle`, or cannot be
 /// told, and at a library's unload every CUfunction's (a library has a module in each context it
-/// was loaded into, which no call lists). Values of other code stay: cuDNN unloads a library of
-/// its own about twice per training step, and forgetting every value there made each step's first
-/// set of every cuBLAS and cuDNN kernel a change (docs/design.md §3).
+/// was loaded into, which no call lists). Values of other code stay: a PyTorch training step unloads a
+/// library about twice, and with every value forgotten there 180 kernel sets per 25 steps were
+/// still changes (docs/design.md §3).
 int unload_code(const void* handle, bool library, int (*unload)(void* context), void* context,
                 const code_owners& owners) noexcept;
 
