@@ -208,6 +208,10 @@ class runner {
         if (idle && acs != nullptr) acs->synchronized(vs.key, point);
         return;
       }
+      case step_kind::unload:
+        for (const auto& device : acs_)
+          if (device) device->code_unloading();
+        return;
       case step_kind::host_read:
         // After a context failure the program could not have synchronised: it reads nothing.
         if (!sim_.faulted()) out_.host_reads.push_back(sim_.host_read(s.dst));

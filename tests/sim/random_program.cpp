@@ -447,6 +447,7 @@ const char* name(step_kind k) {
     case step_kind::sync_device: return "sync_device";
     case step_kind::query_stream: return "query_stream";
     case step_kind::host_read: return "host_read";
+    case step_kind::unload: return "unload";
   }
   return "?";
 }
@@ -502,7 +503,8 @@ std::string describe(const program& p) {
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     const program_step& s = p.steps[i];
     out << "  " << i << ": " << name(s.what);
-    if (s.what != step_kind::sync_device && s.what != step_kind::host_read) out << " s" << s.stream;
+    if (s.what != step_kind::sync_device && s.what != step_kind::host_read && s.what != step_kind::unload)
+      out << " s" << s.stream;
     switch (s.what) {
       case step_kind::launch:
       case step_kind::library_call:

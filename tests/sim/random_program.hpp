@@ -43,6 +43,7 @@ struct program_step {
     sync_device,
     query_stream,  // the scheduler is told only if the stream was idle
     host_read,
+    unload,  // code unloaded (cuModuleUnload): every device's scheduler is told (code_unloading); nothing runs
   };
   kind what = kind::marker;
   unsigned stream = 0;      // index into program::streams

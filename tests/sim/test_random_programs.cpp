@@ -377,6 +377,42 @@ TEST(random_programs, launch_segment_replay_matches_serial_execution) {
   EXPECT_GT(t.nodes_unchanged, 0u);
 }
 
+// Code unloaded in the middle of programs with graph replay (scheduler::code_unloading, before
+// cuModuleUnload and cuLibraryUnload): every executable is destroyed there, after the held
+// segment and the queued graph launches were issued, and later occurrences build again. In each
+// program run three times over (launch segments, as above; the pool design for odd seeds, which
+// then run once), about one step in twelve is followed by an unload. Equal to serial execution,
+// no race, no hang. (That an unload's executables are not launched again, which the simulated
+// device cannot observe, is segment_replay_sim.unloading_code_destroys_every_executable's.)
+void with_unloads(std::uint64_t seed, program& p) {
+  if (seed % 2 == 0) {
+    run_thrice_with_segments(seed, p);
+  } else {
+    p.config.graph_kernels = 2 + static_cast<unsigned>(seed % 7);
+  }
+  std::vector<program_step> steps;
+  std::uint64_t h = seed * 0xbf58476d1ce4e5b9ull + 3;
+  for (const program_step& step : p.steps) {
+    steps.push_back(step);
+    h ^= h >> 29;
+    h *= 0x94d049bb133111ebull;
+    if (h % 12 == 0) steps.push_back({.what = program_step::kind::unload});
+  }
+  p.steps = std::move(steps);
+}
+
+TEST(random_programs, graph_replay_with_code_unloaded_matches_serial_execution) {
+  const std::uint64_t count = program_count(default_programs) / 10;
+  scheduler_stats graphs;
+  const tally t = check_graph_programs(count, "graph replay and unloads", graphs, with_unloads);
+  const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf("[ random   ] %llu programs with graph replay and code unloaded, %llu kernels: %llu graphs built, "
+              "%llu graph launches; %llu failed\n",
+              n(t.programs), n(t.stats.kernels), n(graphs.graphs_built), n(graphs.graph_replays), n(t.failed));
+  EXPECT_EQ(t.failed, 0u);
+  EXPECT_GT(graphs.graph_replays, count / 20) << "graphs were rarely launched: the mode was not exercised";
+}
+
 // The same with launches of streams acs stepped aside from (launch_in_order, ACS_GRAPH_ASIDE):
 // in each program a third of the launches, and every launch of some streams, go in order on
 // their stream, held and replayed as chains where they recur, among the others' segments.
