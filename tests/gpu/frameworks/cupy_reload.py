@@ -7,17 +7,9 @@ launched in a later one, or this round's kernels would run the old round's code.
 identical natively and under acs (run_case.sh)."""
 import gc
 
-from common import digest, skip
+from common import cupy_or_skip, digest
 
-try:
-    import cupy as cp
-except Exception as e:  # noqa: BLE001
-    skip(f"CuPy not importable ({e.__class__.__name__})")
-try:
-    if cp.cuda.runtime.getDeviceCount() == 0:
-        skip("no CUDA device")
-except Exception:  # noqa: BLE001
-    skip("no CUDA device")
+cp = cupy_or_skip()
 
 CODE = r'''
 extern "C" __global__ void scale_add(float* out, const float* a, float s, int n) {

@@ -1,16 +1,8 @@
 """CuPy code nobody on this project wrote (its kernels come from NVRTC and reach the driver
 through dlsym, as docs/design.md §6 records), run natively and under acs (run_case.sh)."""
-from common import digest, skip
+from common import cupy_or_skip, digest
 
-try:
-    import cupy as cp
-except Exception as e:  # noqa: BLE001
-    skip(f"CuPy not importable ({e.__class__.__name__})")
-try:
-    if cp.cuda.runtime.getDeviceCount() == 0:
-        skip("no CUDA device")
-except Exception:  # noqa: BLE001
-    skip("no CUDA device")
+cp = cupy_or_skip()
 
 rng = cp.random.default_rng(5)
 x = rng.standard_normal((1024, 1024), dtype=cp.float32)
