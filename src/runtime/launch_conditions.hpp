@@ -46,8 +46,8 @@ void stop_deferral(int status) noexcept;
 /// the value that the last successful set of that attribute of that function gave it, with no
 /// forget_attribute_values since, changes nothing and runs unbracketed; any other runs between
 /// change_begins and change_ends and is remembered if it succeeds. Remembered for the
-/// attributes that decide a launch's resources and are numbered alike in both APIs: the dynamic
-/// shared memory limit and the shared memory carveout; any other attribute is always a change.
+/// attributes a program may set, numbered alike in both APIs: the dynamic shared memory limit, the
+/// shared memory carveout and the cluster attributes (8 to 15); any other attribute is always a change.
 /// `device` < 0: `function` is a CUfunction (cuFuncSetAttribute; cudaFuncSetAttribute, by its host
 /// stub's function in the current context); else it is a CUkernel and `device` the device its value
 /// is set for (cuKernelSetAttribute). A change through either name forgets every value remembered
