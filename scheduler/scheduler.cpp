@@ -456,7 +456,6 @@ void scheduler::code_unloading() noexcept {
   if (replay_)
     replay_->forget_executables([](void* q) noexcept { if (q != nullptr) static_cast<issue_queue*>(q)->drain(); },
                                 queue_.get());
-  if (queue_) queue_->drain();
 }
 
 scheduler::~scheduler() {

@@ -149,8 +149,9 @@ class scheduler {
   void drain() noexcept;
 
   // Before code is unloaded (cuModuleUnload, cuLibraryUnload), bracketed as a change of the launch
-  // conditions (nothing is deferred meanwhile): drains as above, then destroys every executable
-  // graph replay keeps (segment_replay::forget_executables). Any thread.
+  // conditions (drained already, nothing deferred meanwhile): graph replay's held segment and
+  // queued graph launches are issued, then every executable it keeps is destroyed
+  // (segment_replay::forget_executables). Without graph replay, nothing. Any thread.
   void code_unloading() noexcept;
 
   // Returns once every launch relayed so far (relay) was issued. Any thread; takes no lock.
