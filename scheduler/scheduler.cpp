@@ -269,6 +269,7 @@ segment_replay_config segments_config(const scheduler_config& c) {
   r.kernels = std::clamp(c.graph_kernels == 0 ? scheduler_config::default_segment_kernels : c.graph_kernels, 2u,
                          scheduler_config::max_graph_kernels);
   r.width = std::clamp(c.graph_width, 1u, scheduler_config::max_graph_width);
+  r.sample_after = std::min(c.graph_sample_after, scheduler_config::max_graph_sample_after);
   return r;
 }
 
@@ -621,6 +622,7 @@ scheduler_stats scheduler::stats() const {
     s.graph_call_by_call = g.released;
     s.graph_failures = g.failures;
     s.graph_kernels = g.kernels;
+    s.graph_skimmed = g.skimmed;
     s.kernels += g.kernels;
     s.independent += g.independent;
   }

@@ -28,6 +28,9 @@ struct scheduler_config {
   unsigned graph_idle_us = 50;  // idle flush, 1..max_graph_idle_us (0: none, for tests only)
   unsigned graph_kernels = 0;   // kernels a segment holds at most, 0..max_graph_kernels (0: the default)
   unsigned graph_width = default_graph_width;  // lanes of a replayed graph, 1..max_graph_width
+  // Barren segments in a row before only some are examined for recurrence (segment_replay.hpp,
+  // "Sampling"), 0..max_graph_sample_after; 0: every one.
+  unsigned graph_sample_after = default_graph_sample_after;
   // With graphs: segments of the application's launches (segment_replay.hpp, ACS_GRAPH=auto),
   // rather than of the pool's calls (graph_replay.hpp, ACS_GRAPH=pool).
   bool graph_segments = false;
@@ -37,6 +40,8 @@ struct scheduler_config {
   bool graph_relay = false;
   static constexpr unsigned default_segment_kernels = 64;
   static constexpr unsigned default_graph_width = 8;
+  static constexpr unsigned default_graph_sample_after = 32;
+  static constexpr unsigned max_graph_sample_after = 1000000;
   static constexpr unsigned max_graph_width = 4096;
   static constexpr unsigned max_graph_after = 1000;
   static constexpr unsigned max_graph_cache = 4096;
@@ -85,6 +90,7 @@ struct relay_record {
   _(graph_call_by_call, graph_call_by_call, "segments replayed call by call")                               \
   _(graph_failures, graph_failures, "replayed calls that failed")                                           \
   _(graph_kernels, graph_kernels, "of those, launched in a graph (ACS_GRAPH=auto)")                          \
+  _(graph_skimmed, graph_skimmed, "segments not examined for recurrence: sampled after barren ones (ACS_GRAPH=auto)") \
   _(graph_relayed, graph_relayed, "segments whose graph an issuing thread updated and launched (ACS_GRAPH=auto)") \
   _(graph_flush_sync, graph_flush_sync, "segments flushed by a synchronize")                                \
   _(graph_flush_create, graph_flush_create, "segments flushed by creating or destroying")                   \

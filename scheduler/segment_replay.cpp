@@ -78,6 +78,10 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
     owner_ = s;
     owner_in_order_ = in_order;
   }
+  // Sampling: a segment not chosen is skimmed unless its first kernel begins a segment seen before
+  // (checked below, once its hash is known).
+  const bool may_skim = position_ == 0 && !examines_next();
+  if (skimming_) return skim(s, access, kernel, group);
   // Never held, and the segment ends before it: a launch of a thread-relative stream (its
   // segment could end on another thread, the idle flush's for one, which would launch the graph on
   // its own stream), and one that no graph node can carry.
@@ -106,7 +110,12 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
   for (const byte_range& r : access.reads) *w++ = r.first, *w++ = r.last;
   for (const byte_range& r : access.writes) *w++ = r.first, *w++ = r.last;
   const std::uint64_t h = extend(prefix_, words, n_words);
-  if (holding_ && prefixes_.contains(h)) {
+  const bool known = prefixes_.contains(h);
+  if (may_skim && !known) {
+    skimming_ = true;
+    return skim(s, access, kernel, group);
+  }
+  if (holding_ && known) {
     // Held: only now copied. A launch whose status is not known in advance (backend::detach)
     // is never held: the segment ends before it, which takes no words of it.
     if (const void* detached = gpu_.detach(kernel)) {
@@ -141,10 +150,26 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
   return st;
 }
 
+backend_status segment_replay::skim(const virtual_stream& s, const access_set& access, const void* kernel,
+                                    std::uint64_t group) {
+  ++position_;
+  const backend_status st = pass(s, access, kernel, group, /*detached=*/false);
+  if (position_ >= config_.kernels) end_segment(false, /*relay=*/true);
+  return st;
+}
+
 void segment_replay::flush(bool safe_only) { end_segment(safe_only); }
 
 void segment_replay::end_segment(bool safe_only, bool relay) {
   if (position_ == 0) return;
+  if (skimming_) {  // nothing held, and nothing to record
+    ++stats_.skimmed;
+    skimming_ = false;
+    position_ = 0;
+    return;
+  }
+  // Held whole: every kernel since the segment began (an undetachable one ends it before itself).
+  examined(holding_ && position_ >= 2, prefix_);
   if (position_ >= 2) {  // a single kernel is never a graph
     if (prefixes_.size() + prefixes_now_.size() > max_prefixes_) prefixes_.clear();
     for (const std::uint64_t p : prefixes_now_) prefixes_.insert(p);
@@ -174,6 +199,27 @@ void segment_replay::end_segment(bool safe_only, bool relay) {
   prefix_ = seed;
   prefixes_now_.clear();
   key_.clear();
+}
+
+bool segment_replay::examines_next() noexcept {
+  if (stride_ == 1) return true;
+  choice_ ^= choice_ << 13;
+  choice_ ^= choice_ >> 7;
+  choice_ ^= choice_ << 17;
+  return (choice_ & (stride_ - 1)) == 0;
+}
+
+void segment_replay::examined(bool held_whole, std::uint64_t key_hash) noexcept {
+  choice_ ^= key_hash;  // what the program launched stirs the choice too
+  if (choice_ == 0) choice_ = seed;
+  if (held_whole || config_.sample_after == 0) {
+    barren_ = 0;
+    stride_ = 1;
+  } else if (barren_ < config_.sample_after) {
+    ++barren_;
+  } else {
+    stride_ = std::min(stride_ * 2, max_stride);
+  }
 }
 
 void segment_replay::release_held(bool in_place) {

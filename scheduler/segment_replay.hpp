@@ -30,6 +30,17 @@
 // launched; else one is built once the key was seen `after` times; else the held kernels go the
 // stream path. The cache keeps `cache` executables, least recently used evicted.
 //
+// Sampling. Looking for recurrence costs every launch its key words and a hash, and every
+// segment's end the insertion of its prefixes (about 400 instructions a launch on the fake
+// driver, +12% where nothing recurs). After `sample_after` segments in a row that were not held
+// whole (barren: a never-recurring sequence, or one kernel between syncs), each later barren one
+// halves the share of segments chosen, down to one in 16, at random (a fixed period could alias
+// with the program's own and never see its recurring segment). A segment not chosen is still
+// examined if its first kernel begins a segment seen before (one hash per segment); else it is
+// skimmed: the stream path with no words, hash or prefix for the rest of it, as for a never-seen
+// prefix. The first examined segment held whole examines every segment again. Only replays are
+// delayed, never reordered: the stream path is the same.
+//
 // Order. A graph is launched as work issued directly on the application's stream (rule 2): the
 // stream first joins its pool work, and later redirected kernels fork after the graph. Inside,
 // the edges are every conflict (RAW, WAR, WAW) and every shared group between the segment's
@@ -74,6 +85,7 @@ struct segment_replay_config {
   unsigned cache = 256;   // executables kept, 1..
   unsigned kernels = 64;  // kernels per segment, 2..
   unsigned width = 8;     // lanes of a graph: kernels that may run side by side, 1..
+  unsigned sample_after = 32;  // barren segments in a row before sampling starts; 0: examine all
 };
 
 struct segment_replay_stats {
@@ -85,6 +97,7 @@ struct segment_replay_stats {
   std::uint64_t failures = 0;   // graph builds or launches that failed
   std::uint64_t kernels = 0;    // kernels launched in graphs
   std::uint64_t independent = 0;  // of those, with no edge into them: nothing in the graph to wait for
+  std::uint64_t skimmed = 0;      // segments not examined for recurrence (sampling)
 };
 
 class segment_replay {
@@ -163,6 +176,11 @@ class segment_replay {
   // point the program's next call waits for that launch anyway (scheduler.hpp, settle_relayed).
   void end_segment(bool safe_only = false, bool relay = false);
   void release_held(bool in_place = false);
+  // Sampling: whether the segment starting now is chosen to be examined, what an examined one's end
+  // says, and a skimmed segment's launch (the stream path, nothing looked up or recorded).
+  bool examines_next() noexcept;
+  backend_status skim(const virtual_stream& s, const access_set& access, const void* kernel, std::uint64_t group);
+  void examined(bool held_whole, std::uint64_t key_hash) noexcept;
   const cached* executable();
   void forget(const cached* graph);
   void edges_of(std::vector<graph_edge>& out) const;
@@ -184,6 +202,13 @@ class segment_replay {
   access_set released_access_;               // scratch: a held kernel's footprint, read back to release it
   std::size_t held_count_ = 0;
   std::uint64_t launches_ = 0;
+  // Sampling: examined segments in a row not held whole, one in `stride_` examined (a power of two,
+  // 1..max_stride), and the current segment's choice; xorshift state for the choice.
+  unsigned barren_ = 0;
+  unsigned stride_ = 1;
+  bool skimming_ = false;
+  std::uint64_t choice_ = 0x2545f4914f6cdd1dull;
+  static constexpr unsigned max_stride = 16;
   // Prefix hashes of segments seen, occurrences of whole keys (64-bit hashes: a collision only
   // holds a segment, or builds it, sooner), and the executables by their key's hash, each used only
   // for its own key.

@@ -106,6 +106,7 @@ device_runtime* runtime_for_launch(const driver::table& cuda, context_entry& e) 
     sc.graph_idle_us = c.graph_idle_us;
     sc.graph_kernels = c.graph_kernels;
     sc.graph_width = c.graph_width;
+    sc.graph_sample_after = c.graph_sample;
     // Relayed graphs (issue_queue::relay_graph) take issuing thread 0 as the relay does (ACS_RELAY,
     // off with it): a CPU of its own beside the program's, by the affinity mask and the cgroup limit.
     sc.graph_relay = sc.graph_segments && issue_threads != 0 && c.relay != relay_mode::off &&

@@ -182,6 +182,7 @@ config parse_config(const env_lookup& lookup, std::vector<config_issue>* issues)
   c.graph_idle_us = p.integer("ACS_GRAPH_IDLE_US", fallback.idle_us, 1, most.idle_us);
   c.graph_kernels = p.integer("ACS_GRAPH_KERNELS", fallback.kernels, 0, most.kernels);
   c.graph_width = p.integer("ACS_GRAPH_WIDTH", fallback.width, 1, most.width);
+  c.graph_sample = p.integer("ACS_GRAPH_SAMPLE", fallback.sample, 0, most.sample);
   c.graph_aside = p.boolean("ACS_GRAPH_ASIDE", false);
   // The relay by default since 2026-12-06: on an H100, eager PyTorch x1.07-1.38, CuPy x1.17, every
   // other real program x0.97-1.07 of native, the GPU suite passed under it (docs/design.md).

@@ -33,6 +33,9 @@
 //                    limit but the 256 calls with pool
 //   ACS_GRAPH_WIDTH  with auto, a replayed graph's kernels are laid on at most this many chains
 //                    (the driver's launch costs host time per branch), 1..4096, default 8
+//   ACS_GRAPH_SAMPLE with auto, segments in a row not held whole before fewer are examined for
+//                    recurrence (down to 1 in 16, at random; scheduler/segment_replay.hpp,
+//                    "Sampling"), 0..1000000, default 32; 0: every segment examined
 //   ACS_GRAPH_ASIDE  1: with ACS_GRAPH=auto, the streams acs stepped aside from are replayed
 //                    too: their recurring segments as chain graphs, on the stream itself
 //                    (scheduler/segment_replay.hpp)     boolean, default 0: on the H200 it
@@ -126,14 +129,15 @@ struct alignas(64) config {
   static constexpr unsigned default_issue_threads = 2;
   static constexpr unsigned max_issue_threads = 8;
   // Graph replay's settings (ACS_GRAPH_AFTER, ACS_GRAPH_CACHE, ACS_GRAPH_IDLE_US,
-  // ACS_GRAPH_KERNELS, ACS_GRAPH_WIDTH): defaults, maxima.
+  // ACS_GRAPH_KERNELS, ACS_GRAPH_WIDTH, ACS_GRAPH_SAMPLE): defaults, maxima.
   struct graph_settings {
-    unsigned after, cache, idle_us, kernels, width;
+    unsigned after, cache, idle_us, kernels, width, sample;
   };
-  static constexpr graph_settings default_graph{2, 64, 50, 0, scheduler_config::default_graph_width};
-  static constexpr graph_settings max_graph{scheduler_config::max_graph_after, scheduler_config::max_graph_cache,
+  static constexpr graph_settings default_graph{2, 64, 50, 0, scheduler_config::default_graph_width,
+                                                scheduler_config::default_graph_sample_after};
+  static constexpr graph_settings max_graph{scheduler_config::max_graph_after,  scheduler_config::max_graph_cache,
                                             scheduler_config::max_graph_idle_us, scheduler_config::max_graph_kernels,
-                                            scheduler_config::max_graph_width};
+                                            scheduler_config::max_graph_width,  scheduler_config::max_graph_sample_after};
 
   // First, in one cache line: what every hooked launch reads (pass_through(), the stepped-aside
   // path's step_aside and replays_aside(), trace.empty()); the rest is read when a launch does more.
@@ -162,6 +166,7 @@ struct alignas(64) config {
   unsigned graph_idle_us = default_graph.idle_us;
   unsigned graph_kernels = default_graph.kernels;
   unsigned graph_width = default_graph.width;
+  unsigned graph_sample = default_graph.sample;  // ACS_GRAPH_SAMPLE
   bool check = false;
   bool start_aside = true;
   bool bypass = true;  // ACS_BYPASS

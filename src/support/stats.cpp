@@ -219,11 +219,12 @@ std::string format_human(const summary& s) {
     }
     out += "\n";
   }
-  if (k.graph_replays != 0 || k.graph_call_by_call != 0)
+  if (k.graph_replays != 0 || k.graph_call_by_call != 0 || k.graph_skimmed != 0)
     out += fmt::format("[acs] stats: graph replay: {} segments launched as graphs ({} kernels, {} "
-                       "updated in place), {} call by call, {} graphs built, {} evicted, {} failures\n",
+                       "updated in place), {} call by call, {} graphs built, {} evicted, {} failures; {} "
+                       "segments not examined for recurrence (ACS_GRAPH_SAMPLE)\n",
                        k.graph_replays, k.graph_kernels, k.graph_updates, k.graph_call_by_call, k.graphs_built,
-                       k.graph_evictions, k.graph_failures);
+                       k.graph_evictions, k.graph_failures, k.graph_skimmed);
   out += fmt::format("[acs] stats: {} passed through", total_passed(s));
   const char* sep = " (";
   for (std::size_t i = 0; i < reason_count; ++i) {

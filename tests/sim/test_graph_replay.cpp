@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 
@@ -584,6 +585,88 @@ TEST(segment_replay_sim, alternating_dags_replay_every_segment_once_seen) {
   EXPECT_EQ(st.graph_updates, variants * 4 * 4);
   EXPECT_EQ(st.graph_call_by_call, 0u);
   EXPECT_EQ(s.sim.graph_counts().live_detached, 0u);
+}
+
+
+// Sampling (segment_replay.hpp): after `graph_sample_after` segments in a row that were not held
+// whole, fewer are chosen to be examined for recurrence (down to 1 in 16, at random), the rest
+// skimmed: sent the stream path with no key built, unless their first kernel begins a segment seen
+// before. `barren` 8-kernel segments that never recur (random footprints) are skimmed more and
+// more; then a recurring body is found all the same: once one occurrence was examined, the next
+// begins with a known kernel and is examined, held whole, and every segment is examined again and
+// replayed. With `graph_sample_after` 0 nothing is skimmed. Outputs equal serial execution.
+struct sampled_run {
+  scheduler_stats after_barren, after_loop, after_two;
+};
+sampled_run never_recurring_then_a_loop(unsigned sample_after, std::uint64_t seed) {
+  constexpr unsigned barren = 200;
+  scheduler_config cfg = with_segments(8);
+  cfg.graph_sample_after = sample_after;
+  scenario s({.cells = 128}, cfg);
+  const virtual_stream vs = s.stream(stream_kind::non_blocking);
+  std::uint64_t x = 0x9e3779b97f4a7c15ull + seed;
+  const auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  for (unsigned i = 0; i < barren * 8; ++i) {
+    const auto w = static_cast<cell>(next() % 128);
+    const auto r = static_cast<cell>(next() % 128);
+    EXPECT_EQ(s.launch(vs, s.make_kernel(short_kernel, {r}, {w})), 0);
+  }
+  sampled_run out;
+  out.after_barren = s.acs.stats();
+  const std::vector<dag> bodies = random_dags(2, 8);
+  const auto run = [&](const dag& body) {
+    for (const auto& [r, w] : body) EXPECT_EQ(s.launch(vs, s.make_kernel(short_kernel, r, {w})), 0);
+  };
+  for (unsigned i = 0; i < 200; ++i) run(bodies[0]);
+  out.after_loop = s.acs.stats();
+  // Then a second body alternates with the first: examined from its first occurrence.
+  for (unsigned i = 0; i < 50; ++i) run(bodies[0]), run(bodies[1]);
+  s.sync_stream(vs);
+  EXPECT_TRUE(s.matches_serial()) << "sample_after " << sample_after;
+  EXPECT_TRUE(s.sim.races().empty()) << s.sim.explain_races();
+  EXPECT_EQ(s.sim.graph_counts().live_detached, 0u);
+  out.after_two = s.acs.stats();
+  return out;
+}
+
+TEST(segment_replay_sim, a_stream_that_never_recurs_is_sampled_and_a_loop_found_all_the_same) {
+  // 16 runs, whose barren phases of 200 segments differ (the examined ones stir the choice).
+  std::uint64_t skimmed_barren = 0, skimmed_loop = 0, replayed = 0;
+  constexpr unsigned barren = 200;
+  for (std::uint64_t seed = 0; seed < 16; ++seed) {
+    const sampled_run r = never_recurring_then_a_loop(32, seed);
+    EXPECT_EQ(r.after_barren.graph_replays, 0u);
+    // The first 32 and a few more examined, then about 15 in 16 skimmed.
+    EXPECT_GT(r.after_barren.graph_skimmed, barren / 2);
+    EXPECT_LT(r.after_barren.graph_skimmed, barren - 32);
+    skimmed_barren += r.after_barren.graph_skimmed;
+    const std::uint64_t skimmed = r.after_loop.graph_skimmed - r.after_barren.graph_skimmed;
+    skimmed_loop += skimmed;
+    replayed += r.after_loop.graph_replays;
+    // Two occurrences examined (the first chosen, the second by its known first kernel), one
+    // built at the second, then every one replayed.
+    EXPECT_EQ(r.after_loop.graph_replays + skimmed + 1, 200u) << "seed " << seed;
+    // Every segment examined again once the first was held whole: the second body is seen at its
+    // first occurrence and replayed from its second.
+    EXPECT_EQ(r.after_two.graph_skimmed, r.after_loop.graph_skimmed) << "seed " << seed;
+    EXPECT_EQ(r.after_two.graph_replays - r.after_loop.graph_replays, 50u + 49u) << "seed " << seed;
+  }
+  std::printf("[ sampled  ] 16 runs: %llu of 3,200 barren segments skimmed; 200 loop bodies each: %llu skimmed, "
+              "%llu replayed in all\n",
+              static_cast<unsigned long long>(skimmed_barren), static_cast<unsigned long long>(skimmed_loop),
+              static_cast<unsigned long long>(replayed));
+  // One chosen occurrence in 16 on average before the loop is found: about 16 skimmed per run. If a
+  // known first kernel did not make a segment examined, two chosen occurrences would be needed.
+  EXPECT_LT(skimmed_loop, 16u * 26u);
+
+  const sampled_run full = never_recurring_then_a_loop(0, 0);
+  EXPECT_EQ(full.after_two.graph_skimmed, 0u);
+  EXPECT_EQ(full.after_loop.graph_replays, 199u) << "seen, then built and replayed: every occurrence from the second";
 }
 
 }  // namespace

@@ -272,6 +272,7 @@ void check_graph_program(std::uint64_t seed, const char* what, scheduler_stats& 
     graphs.graphs_built += out.stats.graphs_built;
     graphs.graph_call_by_call += out.stats.graph_call_by_call;
     graphs.graph_relayed += out.stats.graph_relayed;
+    graphs.graph_skimmed += out.stats.graph_skimmed;
     const std::string differences = compare(run_serial(p), out);
     if (differences.empty()) return;
     if (++t.failed <= 3)
@@ -342,6 +343,9 @@ void run_thrice_with_segments(std::uint64_t seed, program& p) {
   // Lanes (segment_replay.hpp): fewer than a segment's independent kernels in half of the seeds,
   // so that a lane's order is added between kernels with no conflict.
   p.config.graph_width = seed % 2 == 0 ? 1 + static_cast<unsigned>(seed / 2 % 3) : scheduler_config::default_graph_width;
+  // Sampling (segment_replay.hpp): in a quarter of the programs, after one to three barren
+  // segments, so that skimmed segments (the stream path, no key) mix with held ones.
+  if (seed % 4 == 1) p.config.graph_sample_after = 1 + static_cast<unsigned>(seed / 4 % 3);
   // Relayed graphs (issue_queue::relay_graph): half of the programs with an issuing thread have it
   // update and launch their graphs, two lanes for some.
   if (p.config.issue_threads != 0 && seed % 8 == 3) {
@@ -362,15 +366,16 @@ TEST(random_programs, launch_segment_replay_matches_serial_execution) {
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("[ random   ] %llu programs with launch segments, %llu kernels: %llu graphs built, %llu graph "
               "launches (%llu updated in place: %llu nodes set, %llu unchanged; %llu relayed to an issuing thread), "
-              "%llu evictions, %llu held segments released; %llu failed\n",
+              "%llu evictions, %llu held segments released, %llu segments skimmed; %llu failed\n",
               n(t.programs), n(t.stats.kernels), n(graphs.graphs_built), n(graphs.graph_replays),
               n(graphs.graph_updates), n(t.nodes_set), n(t.nodes_unchanged), n(graphs.graph_relayed),
-              n(graphs.graph_evictions), n(graphs.graph_call_by_call), n(t.failed));
+              n(graphs.graph_evictions), n(graphs.graph_call_by_call), n(graphs.graph_skimmed), n(t.failed));
   EXPECT_EQ(t.failed, 0u);
   EXPECT_GT(graphs.graph_replays, count / 10) << "graphs were rarely launched: the mode was not exercised";
   EXPECT_GT(graphs.graph_updates, 0u);
   EXPECT_GT(graphs.graph_evictions, 0u);
   EXPECT_GT(graphs.graph_relayed, count / 100) << "graphs were rarely relayed: relay_graph was not exercised";
+  EXPECT_GT(graphs.graph_skimmed, count / 100) << "segments were rarely skimmed: sampling was not exercised";
   // Updates name their changed nodes (graph_changes): both kinds of node must occur, so that a node
   // the list missed would run its old kernel and differ from serial execution.
   EXPECT_GT(t.nodes_set, 0u);

@@ -40,6 +40,7 @@ std::string setting(const config& c, const std::string& variable) {
   if (variable == "ACS_GRAPH_IDLE_US") return std::to_string(c.graph_idle_us);
   if (variable == "ACS_GRAPH_KERNELS") return std::to_string(c.graph_kernels);
   if (variable == "ACS_GRAPH_WIDTH") return std::to_string(c.graph_width);
+  if (variable == "ACS_GRAPH_SAMPLE") return std::to_string(c.graph_sample);
   if (variable == "ACS_GRAPH_ASIDE") return c.graph_aside ? "1" : "0";
   if (variable == "ACS_ISSUE") return c.issue_thread ? "thread" : "inline";
   if (variable == "ACS_NO_PTX") return c.no_ptx == no_ptx_mode::everything ? "everything" : "arguments";
@@ -75,6 +76,7 @@ TEST(config, defaults_when_nothing_is_set) {
   EXPECT_EQ(c.graph_idle_us, 50u);
   EXPECT_EQ(c.graph_kernels, 0u);
   EXPECT_EQ(c.graph_width, 8u) << "the driver's graph launch costs host time per branch (docs/design.md §8.1)";
+  EXPECT_EQ(c.graph_sample, 32u);
   EXPECT_FALSE(c.graph_aside) << "replaying stepped-aside streams slowed real programs on the H200";
   EXPECT_FALSE(c.check);
   EXPECT_TRUE(c.trace.empty());
@@ -101,6 +103,7 @@ TEST(config, valid_values_are_taken) {
                           {"ACS_GRAPH_IDLE_US", "200"},
                           {"ACS_GRAPH_KERNELS", "16"},
                           {"ACS_GRAPH_WIDTH", "3"},
+                          {"ACS_GRAPH_SAMPLE", "0"},
                           {"ACS_GRAPH_ASIDE", "on"},
                           {"ACS_CHECK", "1"},
                           {"ACS_TRACE", "/tmp/acs.trace"}},
@@ -127,6 +130,7 @@ TEST(config, valid_values_are_taken) {
   EXPECT_EQ(c.graph_idle_us, 200u);
   EXPECT_EQ(c.graph_kernels, 16u);
   EXPECT_EQ(c.graph_width, 3u);
+  EXPECT_EQ(c.graph_sample, 0u);
   EXPECT_TRUE(c.graph_aside);
   EXPECT_TRUE(c.check);
   EXPECT_EQ(c.trace, "/tmp/acs.trace");
@@ -230,7 +234,7 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_GRAPH", "1", "off"}, rejected{"ACS_GRAPH_AFTER", "twice", "2"},
                     rejected{"ACS_GRAPH_CACHE", "lots", "64"}, rejected{"ACS_GRAPH_IDLE_US", "50us", "50"},
                     rejected{"ACS_GRAPH_KERNELS", "few", "0"}, rejected{"ACS_GRAPH_ASIDE", "chains", "0"},
-                    rejected{"ACS_GRAPH_WIDTH", "wide", "8"}),
+                    rejected{"ACS_GRAPH_WIDTH", "wide", "8"}, rejected{"ACS_GRAPH_SAMPLE", "often", "32"}),
     case_name);
 
 INSTANTIATE_TEST_SUITE_P(
@@ -245,6 +249,7 @@ INSTANTIATE_TEST_SUITE_P(
                     rejected{"ACS_GRAPH_IDLE_US", "0", "1"}, rejected{"ACS_GRAPH_IDLE_US", "100001", "100000"},
                     rejected{"ACS_GRAPH_KERNELS", "4097", "4096"},
                     rejected{"ACS_GRAPH_WIDTH", "0", "1"}, rejected{"ACS_GRAPH_WIDTH", "4097", "4096"},
+                    rejected{"ACS_GRAPH_SAMPLE", "1000001", "1000000"}, rejected{"ACS_GRAPH_SAMPLE", "-1", "0"},
                     rejected{"ACS_STREAMS", "4294967296", "64"}),
     case_name);
 
