@@ -45,14 +45,14 @@ echo "replay_overhead: $rounds processes per mode, each mode's $stat; args: ${ar
 printf '%-8s %12s %12s %12s %14s %14s %14s' row native_ns acs_ns graph_ns native_iter_us acs_iter_us graph_iter_us
 [[ -n ${BEFORE:-} ]] && printf ' %12s %14s' before_ns before_iter_us
 echo
-for row in same update captured wide rooted chains8 layered8; do
+for row in same update fresh captured wide rooted chains8 layered8; do
   printf '%-8s %12s %12s %12s %14s %14s %14s' $row "$(pick native $row host_ns)" "$(pick acs $row host_ns)" \
     "$(pick graph $row host_ns)" "$(pick native $row iteration_us)" "$(pick acs $row iteration_us)" \
     "$(pick graph $row iteration_us)"
   [[ -n ${BEFORE:-} ]] && printf ' %12s %14s' "$(pick before $row host_ns)" "$(pick before $row iteration_us)"
   echo
 done
-grep -o "graph_replays=[0-9]*\|graph_updates=[0-9]*\|graphs_built=[0-9]*\|graph_kernels=[0-9]*\|graph_relayed=[0-9]*" \
+grep -o "graph_replays=[0-9]*\|graph_updates=[0-9]*\|graphs_built=[0-9]*\|graph_kernels=[0-9]*\|graph_relayed=[0-9]*\|graph_skimmed=[0-9]*" \
   "$tmp/stats" | tr '\n' ' '
 echo
 sums=$(cat "${modes[@]/#/$tmp/}" | sed -n 's/^checksum=//p' | sort -u | wc -l)

@@ -9,6 +9,9 @@
 // Rows ("row=NAME host_ns=X iteration_us=Y"):
 //   same     every body launches the same kernels with the same arguments (a replay, no update);
 //   update   one scalar argument changes every body (every node of the graph is updated);
+//   fresh    every launch asks another dynamic shared memory size (unused by the kernel), so no
+//            segment recurs: what looking for recurrence costs where nothing recurs (under
+//            ACS_GRAPH=auto, sampled after 32 barren segments: ACS_GRAPH_SAMPLE);
 //   captured the body captured once as the program's own CUDA graph and launched whole: the floor
 //            that a replay's graph launch can reach (one stream: a chain of K nodes);
 //   wide     the body built as a graph of K independent kernel nodes (the shape acs's replay
@@ -94,6 +97,11 @@ int main(int argc, char** argv) {
   };
   row("same", [&](int) { launches(0.25f); });
   row("update", [&](int b) { launches(0.001f * static_cast<float>((b + warmup) % 1000)); });
+  unsigned fresh = 0;  // launches so far in the row `fresh`: the next one's shared memory size
+  row("fresh", [&](int) {
+    for (int k = 0; k < kernels; ++k)
+      bump<<<1, 32, 16 * (fresh++ % 997), s>>>(buffers[static_cast<std::size_t>(k)], 0.25f);
+  });
   // The floor: the same body captured once as the program's own CUDA graph, then launched whole
   // per body (host_ns: cudaGraphLaunch's time / K). Under the preload it passes through.
   cudaGraph_t graph;

@@ -63,6 +63,7 @@ SECTIONS = [
         ("graph_evictions", "executables evicted from the cache"),
         ("graph_call_by_call", "segments replayed call by call (auto: held, then the stream path)"),
         ("graph_failures", "replayed calls that failed"),
+        ("graph_skimmed", "segments not examined for recurrence (auto: ACS_GRAPH_SAMPLE)"),
         ("graph_flush_sync", "flushes: a synchronize"),
         ("graph_flush_create", "flushes: creating or destroying"),
         ("graph_flush_other", "flushes: another stream"),
