@@ -56,6 +56,11 @@ void segment_replay::forget_executables() noexcept {
 
 backend_status segment_replay::launch(const virtual_stream& s, const access_set& access, const void* kernel,
                                       std::uint64_t group) {
+  // A skimmed segment's next launch on its stream: what take() would do, without its frame.
+  if (skimming_ && s.key == owner_.key && !owner_in_order_) {
+    ++launches_;
+    return skim(s, access, kernel, group);
+  }
   return take(s, access, kernel, group, /*in_order=*/false);
 }
 
