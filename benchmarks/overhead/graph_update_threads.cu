@@ -1,11 +1,13 @@
 // Whether the driver's update of an executable graph scales over threads: the question behind
 // issue 16's last replay target. Where every node of a replayed segment changes (a scalar such as
 // a step count), acs's issuing thread 0 sets each node's arguments (cudaGraphExecKernelNodeSetParams)
-// and launches the graph, and that thread, not the application's, sets the pace: 0.55-0.61 µs per
-// launch on an H100 against 0.35-0.38 where nothing changes (README, "Host time per replayed
-// launch"). Two executables per segment, updated by two threads in turn, could halve it if the
-// driver lets updates of distinct executables run side by side. This program measures that,
-// natively, with E executables of K independent tiny kernels each (a segment's graph):
+// and launches the graph. A replayed launch then cost the application 0.55-0.61 µs on an H100,
+// against 0.35-0.38 where nothing changes (README, "Host time per replayed launch"), and about
+// 0.4 µs of that thread's time per node set suggests that it, not the application's thread, sets
+// the pace (not shown yet). If so, two executables per segment, updated by two threads in turn,
+// could halve it, provided the driver lets updates of distinct executables run side by side.
+// This program measures that part, natively, with E executables of K independent tiny kernels
+// each (a segment's graph):
 //
 //   update_serial    one thread sets every node of every executable (a new scalar each round);
 //   update_parallel  E threads, each setting every node of its own executable, side by side;
