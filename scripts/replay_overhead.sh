@@ -52,7 +52,7 @@ for row in same update fresh captured wide rooted chains8 layered8; do
   [[ -n ${BEFORE:-} ]] && printf ' %12s %14s' "$(pick before $row host_ns)" "$(pick before $row iteration_us)"
   echo
 done
-grep -o "graph_replays=[0-9]*\|graph_updates=[0-9]*\|graphs_built=[0-9]*\|graph_kernels=[0-9]*\|graph_relayed=[0-9]*\|graph_skimmed=[0-9]*" \
+grep -o "graph_replays=[0-9]*\|graph_updates=[0-9]*\|graphs_built=[0-9]*\|graph_kernels=[0-9]*\|graph_relayed=[0-9]*\|graph_skimmed=[0-9]*\|issue_waits=[0-9]*\|relay_waits=[0-9]*" \
   "$tmp/stats" | tr '\n' ' '
 echo
 sums=$(cat "${modes[@]/#/$tmp/}" | sed -n 's/^checksum=//p' | sort -u | wc -l)
