@@ -23,14 +23,15 @@ condition_calls() {
   echo "conditions at $(( $(date +%s)-t0 )) s"
 }
 
-# sorting_modes SECONDS: sortingNetworks natively, under acs, without its first probe and without
+# sorting_modes SECONDS: sortingNetworks natively, under acs, without its first probe, with it after
+# 512 launches (its ~290 then never probe; the default is 64) and without
 # PTX reading, 9 processes each, within SECONDS.
 sorting_modes() {
   local l=$1
   [[ $l -gt 40 ]] || return 0
   export ACS_REAL_BIN=$PWD/.carry/real-bin ACS_REAL_CPUS=$CPUS ACS_REAL_ESTIMATOR=median
   ACS_REAL_HARD=$l timeout $((l+4)) scripts/bench_real.sh --out $R/sorting --budget $((l-4)) --reps 9 \
-    --modes native,acs --mode probe_off:ACS_FIRST_PROBE=100000 --mode ptx_off:ACS_PTX=0 \
+    --modes native,acs --mode probe_off:ACS_FIRST_PROBE=100000 --mode probe512:ACS_FIRST_PROBE=512 --mode ptx_off:ACS_PTX=0 \
     --only '^sortingNetworks$' > $R/sorting.log 2>&1
   echo "sorting rc=$? at $(( $(date +%s)-t0 )) s"; grep -E "^\| |^Host|skipped" $R/sorting/real_programs.md | tail -4
 }
