@@ -9,7 +9,11 @@
 //               or a device-wide call only;
 //   spin        after each iteration a kernel sets a flag in mapped pinned memory and the host
 //               spins on it without any CUDA call: only the idle flush can issue that kernel
-//               under graph replay (`acs-test: timeouts=N`, each spin given up after 5 s).
+//               under graph replay (`acs-test: timeouts=N`, each spin given up after 5 s);
+//   sampled     first 120 iterations whose every launch asks another dynamic shared memory size
+//               (unused: the same results), so that no segment recurs and graph replay samples
+//               (ACS_GRAPH_SAMPLE: most segments skimmed), then the loop above: its shapes found
+//               all the same and replayed. A stream synchronize after each iteration.
 // stdout: digests of every buffer, identical natively and under acs.
 #include <chrono>
 #include <cstring>
@@ -42,8 +46,15 @@ __global__ void set_flag(const std::uint32_t* last, volatile std::uint32_t* flag
 
 std::uint32_t* buf(std::uint32_t* const* b, int iteration, int k) { return b[(iteration * 5 + k * 3) % buffers]; }
 
+// `fresh`: each launch asks another dynamic shared memory size (the kernel uses none), another
+// launch configuration for graph replay's keys: no segment recurs.
+bool fresh = false;
+unsigned launches = 0;
+
 void launch(cudaStream_t s, const std::uint32_t* a, const std::uint32_t* b, std::uint32_t* out, std::uint32_t salt) {
-  step<<<words / 256, 256, 0, s>>>(a, b, out, salt);
+  const std::size_t shared = fresh ? 16 * (launches % 997) : 0;
+  ++launches;
+  step<<<words / 256, 256, shared, s>>>(a, b, out, salt);
   ACS_CHECK(cudaGetLastError());
 }
 
@@ -82,8 +93,8 @@ void print_all(std::uint32_t* const* b, const char* when) {
 int main(int argc, char** argv) {
   acs_test::require_device();
   const std::string mode = argc > 1 ? argv[1] : "loop";
-  if (mode != "loop" && mode != "free" && mode != "spin") {
-    std::fprintf(stderr, "usage: %s loop|free|spin\n", argv[0]);
+  if (mode != "loop" && mode != "free" && mode != "spin" && mode != "sampled") {
+    std::fprintf(stderr, "usage: %s loop|free|spin|sampled\n", argv[0]);
     return 2;
   }
   std::uint32_t* b[buffers];
@@ -101,9 +112,18 @@ int main(int argc, char** argv) {
   *flag_host = 0;
   ACS_CHECK(cudaHostGetDevicePointer(&flag_dev, flag_host, 0));
   unsigned timeouts = 0;
+  if (mode == "sampled") {
+    fresh = true;
+    for (int i = 0; i < 120; ++i) {
+      body(s, b, i);
+      ACS_CHECK(cudaStreamSynchronize(s));
+    }
+    fresh = false;
+    print_all(b, "fresh");
+  }
   for (int i = 0; i < iterations; ++i) {
     body(s, b, i);
-    if (mode == "loop") {
+    if (mode == "loop" || mode == "sampled") {
       ACS_CHECK(cudaStreamSynchronize(s));
       if (i % 25 == 24) print_all(b, ("iteration" + std::to_string(i)).c_str());
     } else if (mode == "spin") {
