@@ -83,10 +83,10 @@ backend_status segment_replay::take(const virtual_stream& s, const access_set& a
     owner_ = s;
     owner_in_order_ = in_order;
   }
+  if (skimming_) return skim(s, access, kernel, group);
   // Sampling: a segment not chosen is skimmed unless its first kernel begins a segment seen before
   // (checked below, once its hash is known).
   const bool may_skim = position_ == 0 && !examines_next();
-  if (skimming_) return skim(s, access, kernel, group);
   // Never held, and the segment ends before it: a launch of a thread-relative stream (its
   // segment could end on another thread, the idle flush's for one, which would launch the graph on
   // its own stream), and one that no graph node can carry.

@@ -129,8 +129,8 @@ int main(int argc, char** argv) {
     CHECK(cudaStreamSynchronize(stream));
     std::printf("row=%s ns_per_node=%.1f\n", name, s * 1e9 / (rounds * nodes_per_round));
   };
-  // E threads, each running `body(e, round)` for the rounds given; `ordered`: thread e's launch of a
-  // round comes after thread e-1's (a ticket), so that the stream sees the executables in turn.
+  // E threads, thread e updating executable e for the rounds given; `launch`: and launching it, after
+  // thread e-1's launch of the round (a ticket), so that the stream sees the executables in turn.
   const auto on_threads = [&](int first, int count, bool launch) {
     std::atomic<long> ticket{0};
     std::vector<std::thread> threads;

@@ -286,26 +286,27 @@ int function_attribute_set(const void* function, int attribute, int value, int (
 }
 void function_attributes_forgotten() noexcept { launch_conditions::forget_attribute_values(); }
 
+namespace {
+
+// The owner of a kernel or function handle, by the driver's cuKernelGetLibrary or cuFuncGetModule
+// (`Get`, a member of the driver's table): false where the driver lacks it or cannot tell.
+template <auto Get, class Owner, class Handle>
+bool owner_by_driver(const void* handle, const void** out) noexcept {
+  const driver::table* cuda = driver::real();
+  Owner owner = nullptr;
+  if (cuda == nullptr || cuda->*Get == nullptr ||
+      (cuda->*Get)(&owner, static_cast<Handle>(const_cast<void*>(handle))) != CUDA_SUCCESS)
+    return false;
+  *out = owner;
+  return true;
+}
+
+}  // namespace
+
 int code_unload(const void* handle, bool library, int (*unload)(void* context), void* context) noexcept {
   static constexpr launch_conditions::code_owners by_driver{
-      [](const void* kernel, const void** library_out) noexcept {
-        const driver::table* cuda = driver::real();
-        CUlibrary owner = nullptr;
-        if (cuda == nullptr || cuda->cuKernelGetLibrary_ == nullptr ||
-            cuda->cuKernelGetLibrary_(&owner, static_cast<CUkernel>(const_cast<void*>(kernel))) != CUDA_SUCCESS)
-          return false;
-        *library_out = owner;
-        return true;
-      },
-      [](const void* function, const void** module_out) noexcept {
-        const driver::table* cuda = driver::real();
-        CUmodule owner = nullptr;
-        if (cuda == nullptr || cuda->cuFuncGetModule_ == nullptr ||
-            cuda->cuFuncGetModule_(&owner, static_cast<CUfunction>(const_cast<void*>(function))) != CUDA_SUCCESS)
-          return false;
-        *module_out = owner;
-        return true;
-      }};
+      &owner_by_driver<&driver::table::cuKernelGetLibrary_, CUlibrary, CUkernel>,
+      &owner_by_driver<&driver::table::cuFuncGetModule_, CUmodule, CUfunction>};
   return launch_conditions::unload_code(handle, library, unload, context, by_driver);
 }
 void call_failed(int status) noexcept { (void)launch_conditions::call_failed(status); }
