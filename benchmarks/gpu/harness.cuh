@@ -665,7 +665,7 @@ inline double measure_cycles_per_us() {
 }
 
 struct outcome {
-  std::vector<double> gpu_ms, host_ms;
+  std::vector<double> gpu_ms, host_ms, issue_ms;
   bool match = true;
   std::string checksum;
 };
@@ -702,19 +702,26 @@ struct run_config {
 
 // One rep from the initial state: reset (untimed), then run between two CUDA events on the
 // program's stream. Returns {gpu ms, host ms}.
-inline std::pair<double, double> timed_rep(workload& w, executor& ex, cudaEvent_t start,
-                                           cudaEvent_t stop) {
+// One rep's times, ms: on the GPU (between two events), on the host (until the sync returned), and
+// the host's issuing alone (until the workload's last call returned): issue close to gpu means the
+// launch rate bounds the rep, issue far below it that the GPU does.
+struct rep_times {
+  double gpu, host, issue;
+};
+
+inline rep_times timed_rep(workload& w, executor& ex, cudaEvent_t start, cudaEvent_t stop) {
   w.mem().fill(executor::main_stream(), true);
   ACS_BENCH_CHECK(cudaDeviceSynchronize());
   const double h0 = now_us();
   ACS_BENCH_CHECK(cudaEventRecord(start, executor::main_stream()));
   w.run(ex);
+  const double issued = now_us();
   ACS_BENCH_CHECK(cudaEventRecord(stop, executor::main_stream()));
   ACS_BENCH_CHECK(cudaEventSynchronize(stop));
   const double h1 = now_us();
   float ms = 0;
   ACS_BENCH_CHECK(cudaEventElapsedTime(&ms, start, stop));
-  return {(double)ms, (h1 - h0) / 1000.0};
+  return {(double)ms, (h1 - h0) / 1000.0, (issued - h0) / 1000.0};
 }
 
 // Bit-for-bit comparison; prints the first difference.
@@ -973,7 +980,7 @@ inline int run_main(int argc, char** argv, const char* family,
     double capture = 0, instantiate = 0;
     for (int r = -rc.warmup; r < rc.reps; ++r) {
       ex.reset_counters();
-      const auto [gpu, host] = timed_rep(*w, ex, start, stop);
+      const auto [gpu, host, issue] = timed_rep(*w, ex, start, stop);
       const std::vector<unsigned char> got = read_outputs(*w);
       if (!same_bytes(ref.bytes, got, name_of(v))) {
         oc.match = false;
@@ -987,14 +994,15 @@ inline int run_main(int argc, char** argv, const char* family,
       if (r < 0) continue;
       oc.gpu_ms.push_back(gpu);
       oc.host_ms.push_back(host);
+      oc.issue_ms.push_back(issue);
     }
     all_match = all_match && oc.match;
     const double med = median(oc.gpu_ms);
     if (v == variant::serial) serial_ms = med;
     const auto [mn, mx] = std::minmax_element(oc.gpu_ms.begin(), oc.gpu_ms.end());
-    std::printf("%-8s %-10s %-14s %-9s median %9.3f ms  min %9.3f  max %9.3f  host %9.3f ms",
+    std::printf("%-8s %-10s %-14s %-9s median %9.3f ms  min %9.3f  max %9.3f  host %9.3f ms  issue %9.3f ms",
                 family, name.c_str(), name_of(v), mode.c_str(), med, *mn, *mx,
-                median(oc.host_ms));
+                median(oc.host_ms), median(oc.issue_ms));
     if (serial_ms > 0 && v != variant::serial) std::printf("  x%.2f vs serial", serial_ms / med);
     if (graphs > 0)
       std::printf("  [%lld graphs, capture %.1f us, instantiate %.1f us each]", graphs, capture,
