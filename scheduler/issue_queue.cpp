@@ -166,6 +166,11 @@ void issue_queue::stand_in_for(const command& c) noexcept {
 backend_status issue_queue::execute(const command& c, bool on_lane) noexcept {
   switch (c.kind) {
     case op::record: {
+      // A failed wait's stand-in waits for this event's record of before (stand_in_for): recorded
+      // again first, the event would name the new record, and the lagging stream's next work could
+      // start before the old one ended (a race the random programs found: seed 9027124 with two
+      // lanes). So the host waits for the old record here, holding up this call's lane too.
+      settle_lags(0, c.event);
       const backend_status status = inner_.record_event(c.event, c.stream);
       note_record(c.event, c.stream, status);
       return status;
@@ -281,6 +286,7 @@ void issue_queue::add_lag(const lag& w) noexcept {
   std::lock_guard lock(lag_mutex_);
   try {
     lags_.push_back(w);
+    lags_.back().id = ++lags_added_;
   } catch (...) {  // no room to remember it: the host waits now
     wait_on_host(w);
     return;
@@ -296,9 +302,11 @@ void issue_queue::wait_on_host(const lag& w) noexcept {
   }
 }
 
-// Before work on `stream` (or, with an event, before the event is destroyed): what it lags
-// behind, on the host. A stream's calls come from its lane, or from the caller only while that
-// lane has nothing queued, so no two threads settle one stream at once.
+// Before work on `stream` (or, with an event: before it is recorded again or destroyed): what it
+// lags behind, on the host. A lag is taken off the list only once it was waited for: a thread that
+// finds none may go on, so a lag still being waited for by one thread (the lagging stream's lane)
+// must hold up another (a record of its event on another lane) until the old record is done.
+// Two threads may then wait for one lag: later than needed for one of them, never earlier.
 void issue_queue::settle_lags(stream_handle stream, event_handle event) noexcept {
   if (!any_lag_.load(std::memory_order_acquire)) return;
   const auto named = [&](const lag& w) { return event != 0 ? w.event == event : w.stream == stream; };
@@ -307,17 +315,16 @@ void issue_queue::settle_lags(stream_handle stream, event_handle event) noexcept
     std::size_t n = 0;
     {
       std::lock_guard lock(lag_mutex_);
-      for (auto it = lags_.begin(); it != lags_.end() && n < std::size(due);)
-        if (named(*it)) {
-          due[n++] = *it;
-          it = lags_.erase(it);
-        } else {
-          ++it;
-        }
-      any_lag_.store(!lags_.empty(), std::memory_order_release);
+      for (const lag& w : lags_)
+        if (named(w) && n < std::size(due)) due[n++] = w;
     }
     if (n == 0) return;
     for (std::size_t i = 0; i < n; ++i) wait_on_host(due[i]);
+    std::lock_guard lock(lag_mutex_);
+    std::erase_if(lags_, [&](const lag& w) {
+      return std::any_of(due, due + n, [&](const lag& d) { return d.id == w.id; });
+    });
+    any_lag_.store(!lags_.empty(), std::memory_order_release);
   }
 }
 

@@ -244,6 +244,7 @@ class issue_queue final : public backend {
     stream_handle stream = 0;
     event_handle event = 0;
     stream_handle after_stream = 0;
+    std::uint64_t id = 0;  // taken off the list by it once waited for (settle_lags)
   };
   void add_lag(const lag& w) noexcept;
   void wait_on_host(const lag& w) noexcept;
@@ -265,6 +266,7 @@ class issue_queue final : public backend {
   std::atomic<bool> any_failed_record_{false};
   std::mutex lag_mutex_;
   std::vector<lag> lags_;
+  std::uint64_t lags_added_ = 0;  // under lag_mutex_: the last lag's id
   std::atomic<bool> any_lag_{false};
   std::atomic<std::uint64_t> deferred_{0}, failures_{0}, relayed_{0}, relayed_here_{0}, relayed_graphs_{0};
   // Lane 0's queued count after the last relayed launch: settle_relayed waits until it was issued.

@@ -556,6 +556,34 @@ TEST(issue_queue, a_failed_wait_holds_up_its_own_stream_not_the_lanes_others) {
   EXPECT_LT(last_query, index_of(calls, "launch", k, p));
 }
 
+// A failed wait's event recorded again before its stream's next work: the stand-in must wait for
+// the record the wait was for, so the host waits before the new record is made (it would
+// otherwise find the event naming the new record, and the lagging stream's next kernel could start
+// before the old one ended: the random programs' seed 9027124 with two lanes).
+TEST(issue_queue, a_failed_waits_event_is_recorded_again_only_after_the_host_saw_the_old_record) {
+  slow_backend gpu;
+  gpu.fail_wait = 700;
+  gpu.pending_queries = 3;
+  issue_queue q(gpu, 1, 1024, false);
+  stream_handle p = 0, other = 0;
+  event_handle e = 0;
+  ASSERT_EQ(q.create_stream(&p), 0);
+  ASSERT_EQ(q.create_stream(&other), 0);
+  ASSERT_EQ(q.create_event(&e), 0);
+  const int k = 6;
+  ASSERT_EQ(q.wait_event(p, e), 0);    // fails on the issuing thread
+  ASSERT_EQ(q.record_event(e, other), 0);  // e recorded again, on another stream
+  ASSERT_EQ(q.launch(&k, p), 0);       // must follow the record the wait was for
+  q.drain();
+  const std::vector<call> calls = gpu.calls();
+  std::size_t queries = 0, last_query = 0;
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    if (calls[i].what == "query" && calls[i].a == e) ++queries, last_query = i;
+  EXPECT_EQ(queries, 4u);  // waited for once, until complete
+  EXPECT_LT(last_query, index_of(calls, "record", e, other)) << "the event was recorded again before the host saw it done";
+  EXPECT_LT(last_query, index_of(calls, "launch", k, p));
+}
+
 TEST(issue_queue, with_nothing_queued_and_the_thread_asleep_the_caller_issues_at_once) {
   slow_backend gpu;
   issue_queue q(gpu);
