@@ -32,6 +32,7 @@ class slow_backend final : public backend {
   std::atomic<bool> gate_open{true};
   backend_status fail_record = 0, fail_wait = 0, fail_detached = 0;
   int pending_queries = 0;  // queries answer `pending` this many times
+  std::chrono::microseconds query_latency{0};
 
   std::vector<call> calls() const {
     std::lock_guard lock(mutex_);
@@ -56,10 +57,14 @@ class slow_backend final : public backend {
     note("wait", s, e);
     return fail_wait;
   }
+  // Noted with 1 when it answers pending, 0 when complete.
   event_state query_event(event_handle e) override {
-    note("query", e, 0);
-    std::lock_guard lock(mutex_);
-    return pending_queries-- > 0 ? event_state::pending : event_state::complete;
+    std::this_thread::sleep_for(query_latency);
+    std::unique_lock lock(mutex_);
+    const bool pending = pending_queries-- > 0;
+    lock.unlock();
+    note("query", e, pending ? 1 : 0);
+    return pending ? event_state::pending : event_state::complete;
   }
   backend_status synchronize(stream_handle s) override {
     note("sync", s, 0);
@@ -582,6 +587,33 @@ TEST(issue_queue, a_failed_waits_event_is_recorded_again_only_after_the_host_saw
   EXPECT_EQ(queries, 4u);  // waited for once, until complete
   EXPECT_LT(last_query, index_of(calls, "record", e, other)) << "the event was recorded again before the host saw it done";
   EXPECT_LT(last_query, index_of(calls, "launch", k, p));
+}
+
+// The same across two lanes: lane 0 waits on the host for the failed wait's event before its
+// stream's next kernel while lane 1 comes to record the event again. A lag leaves the list only
+// once waited for, so neither goes on before a query saw the old record complete: taken off the
+// list first, the thread that did not take it (either lane, by timing) went on at once.
+TEST(issue_queue, a_lag_waited_for_on_one_lane_holds_up_a_record_of_its_event_on_another) {
+  slow_backend gpu;
+  gpu.fail_wait = 700;
+  gpu.pending_queries = 5;
+  gpu.query_latency = std::chrono::microseconds(1000);
+  issue_queue q(gpu, 2, 1024, false);
+  stream_handle p = 0, other = 0;
+  event_handle e = 0;
+  ASSERT_EQ(q.create_stream(&p), 0);      // lane 0
+  ASSERT_EQ(q.create_stream(&other), 0);  // lane 1
+  ASSERT_EQ(q.create_event(&e), 0);
+  const int k = 6;
+  ASSERT_EQ(q.wait_event(p, e), 0);        // fails on lane 0
+  ASSERT_EQ(q.launch(&k, p), 0);           // lane 0 waits on the host first
+  ASSERT_EQ(q.record_event(e, other), 0);  // lane 1, once lane 0 issued the wait
+  q.drain();
+  const std::vector<call> calls = gpu.calls();
+  const std::size_t complete = index_of(calls, "query", e, 0);
+  ASSERT_LT(complete, calls.size()) << "no query saw the event complete";
+  EXPECT_LT(complete, index_of(calls, "launch", k, p));
+  EXPECT_LT(complete, index_of(calls, "record", e, other)) << "the event was recorded again before the old record was seen done";
 }
 
 TEST(issue_queue, with_nothing_queued_and_the_thread_asleep_the_caller_issues_at_once) {
