@@ -700,8 +700,6 @@ struct run_config {
   int warmup = 1;
 };
 
-// One rep from the initial state: reset (untimed), then run between two CUDA events on the
-// program's stream. Returns {gpu ms, host ms}.
 // One rep's times, ms: on the GPU (between two events), on the host (until the sync returned), and
 // the host's issuing alone (until the workload's last call returned): issue close to gpu means the
 // launch rate bounds the rep, issue far below it that the GPU does.
@@ -709,6 +707,8 @@ struct rep_times {
   double gpu, host, issue;
 };
 
+// One rep from the initial state: reset (untimed), then run between two CUDA events on the
+// program's stream.
 inline rep_times timed_rep(workload& w, executor& ex, cudaEvent_t start, cudaEvent_t stop) {
   w.mem().fill(executor::main_stream(), true);
   ACS_BENCH_CHECK(cudaDeviceSynchronize());
